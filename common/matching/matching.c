@@ -21,6 +21,9 @@ struct mw {
     wide *w2;       /* m: twice each edge's weight */
     int *endpoint;  /* 2m: the vertex at each endpoint */
     int *nbs, *nb;  /* CSR: remote endpoints of each vertex's edges */
+    int *nbv;       /* 2m: the vertex at nb[x] */
+    wide *nbw2;     /* 2m: w2 of nb[x]'s edge (nbv and nbw2: a scan of a
+                     * vertex's edges reads them in a row) */
     int *mate;      /* n: remote endpoint of the matched edge, or -1 */
     int *label;     /* 2n: 0 free, 1 S, 2 T (4 and 5: scan marks) */
     int *labelend;  /* 2n: the endpoint the label came through */
@@ -44,11 +47,12 @@ struct mw {
     int *queue, nq, capq;     /* S-vertices to scan, a stack */
     int *buf;                 /* n: leaves */
     int *tmp_to;              /* 2n: scratch for add_blossom */
+    wide *tmp_slack;          /* 2n: the slack of each tmp_to's edge */
     int *tmp_path, *tmp_endp; /* n + 1 each */
     int oom;
 };
 
-static wide slack(const struct mw *g, int k)
+static inline wide slack(const struct mw *g, int k)
 {
     const struct matching_edge *ed = &g->e[k];
     return wide_sub(wide_add(g->dual[ed->u], g->dual[ed->v]), g->w2[k]);
@@ -135,15 +139,10 @@ static int scan_blossom(struct mw *g, int v, int w)
     return base;
 }
 
-static void keep_best(struct mw *g, int *slot, int k)
-{
-    if (*slot == -1 || wide_cmp(slack(g, k), slack(g, *slot)) < 0)
-        *slot = k;
-}
-
 /* Makes edge k, of slack ks, owner's best edge if it is better; owner is
  * a free vertex (times 1) or an S-blossom (times 2). */
-static void keep_key(struct mw *g, int owner, int k, wide ks, int times)
+static inline void keep_key(struct mw *g, int owner, int k, wide ks,
+                            int times)
 {
     wide key = wide_add(ks, g->dsum);
     if (times == 2)
@@ -154,15 +153,14 @@ static void keep_key(struct mw *g, int owner, int k, wide ks, int times)
     }
 }
 
-/* Keeps in to[] the least-slack edge k to each other S-blossom. */
-static void consider(struct mw *g, int b, int k, int *to)
+/* Keeps in tmp_to[bj] the least-slack edge to S-blossom bj: edge k, of
+ * slack ks, when it is less than the one kept. */
+static void keep_least(struct mw *g, int bj, int k, wide ks)
 {
-    int j = g->e[k].v;
-    if (g->inblossom[j] == b)
-        j = g->e[k].u;
-    int bj = g->inblossom[j];
-    if (bj != b && g->label[bj] == 1)
-        keep_best(g, &to[bj], k);
+    if (g->tmp_to[bj] == -1 || wide_cmp(ks, g->tmp_slack[bj]) < 0) {
+        g->tmp_to[bj] = k;
+        g->tmp_slack[bj] = ks;
+    }
 }
 
 /* The least-slack edges from the new blossom b to other S-blossoms. */
@@ -174,14 +172,25 @@ static void blossom_best_edges(struct mw *g, int b, int nc)
     for (int c = 0; c < nc; c++) {
         int bv = g->childs[b][c];
         if (g->bbest[bv]) {
-            for (int x = 0; x < g->nbbest[bv]; x++)
-                consider(g, b, g->bbest[bv][x], to);
+            for (int x = 0; x < g->nbbest[bv]; x++) {
+                int k = g->bbest[bv][x], j = g->e[k].v;
+                if (g->inblossom[j] == b)
+                    j = g->e[k].u;
+                int bj = g->inblossom[j];
+                if (bj != b && g->label[bj] == 1)
+                    keep_least(g, bj, k, slack(g, k));
+            }
         } else {
             int cnt = leaves(g, bv);
             for (int i = 0; i < cnt; i++) {
                 int v = g->buf[i];
-                for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++)
-                    consider(g, b, g->nb[x] / 2, to);
+                for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++) {
+                    int w = g->nbv[x], bw = g->inblossom[w];
+                    if (bw != b && g->label[bw] == 1) /* (slack, in a row) */
+                        keep_least(g, bw, g->nb[x] / 2,
+                                   wide_sub(wide_add(g->dual[v], g->dual[w]),
+                                            g->nbw2[x]));
+                }
             }
         }
         free(g->bbest[bv]);
@@ -202,7 +211,7 @@ static void blossom_best_edges(struct mw *g, int b, int nc)
         if (to[i] == -1)
             continue;
         g->bbest[b][g->nbbest[b]++] = to[i];
-        keep_key(g, b, to[i], slack(g, to[i]), 2);
+        keep_key(g, b, to[i], g->tmp_slack[i], 2);
     }
 }
 
@@ -426,12 +435,12 @@ static void augment_matching(struct mw *g, int k)
 static int scan_vertex(struct mw *g, int v)
 {
     for (int x = g->nbs[v]; x < g->nbs[v + 1]; x++) {
-        int p = g->nb[x], k = p / 2, w = g->endpoint[p];
+        int p = g->nb[x], k = p / 2, w = g->nbv[x];
         if (g->inblossom[v] == g->inblossom[w])
             continue;
         wide ks = wide_zero();
-        if (!g->allow[k]) {
-            ks = slack(g, k);
+        if (!g->allow[k]) { /* (slack(g, k), its data in a row) */
+            ks = wide_sub(wide_add(g->dual[v], g->dual[w]), g->nbw2[x]);
             if (!wide_neg(ks) && !wide_is_zero(ks))
                 goto not_tight;
             g->allow[k] = 1;
@@ -586,6 +595,8 @@ static void release(struct mw *g)
     free(g->endpoint);
     free(g->nbs);
     free(g->nb);
+    free(g->nbv);
+    free(g->nbw2);
     free(g->mate);
     free(g->label);
     free(g->labelend);
@@ -605,6 +616,7 @@ static void release(struct mw *g)
     free(g->queue);
     free(g->buf);
     free(g->tmp_to);
+    free(g->tmp_slack);
     free(g->tmp_path);
     free(g->tmp_endp);
 }
@@ -619,6 +631,8 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->endpoint = malloc(2 * mm * sizeof(int));
     g->nbs = calloc((size_t)n + 1, sizeof(int));
     g->nb = malloc(2 * mm * sizeof(int));
+    g->nbv = malloc(2 * mm * sizeof(int));
+    g->nbw2 = malloc(2 * mm * sizeof(wide));
     g->mate = malloc((size_t)n * sizeof(int));
     g->label = malloc(n2 * sizeof(int));
     g->labelend = malloc(n2 * sizeof(int));
@@ -639,13 +653,15 @@ static int setup(struct mw *g, int n, const struct matching_edge *e, int m)
     g->queue = malloc((size_t)g->capq * sizeof(int));
     g->buf = malloc((size_t)n * sizeof(int));
     g->tmp_to = malloc(n2 * sizeof(int));
+    g->tmp_slack = malloc(n2 * sizeof(wide));
     g->tmp_path = malloc(((size_t)n + 1) * sizeof(int));
     g->tmp_endp = malloc(((size_t)n + 1) * sizeof(int));
-    if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->mate ||
-        !g->label || !g->labelend || !g->inblossom || !g->parent ||
-        !g->childs || !g->endps || !g->nchild || !g->base || !g->bestedge ||
-        !g->bbest || !g->nbbest || !g->unused || !g->dual || !g->allow ||
-        !g->queue || !g->buf || !g->tmp_to || !g->tmp_path || !g->tmp_endp)
+    if (!g->w2 || !g->endpoint || !g->nbs || !g->nb || !g->nbv || !g->nbw2 ||
+        !g->mate || !g->label || !g->labelend || !g->inblossom ||
+        !g->parent || !g->childs || !g->endps || !g->nchild || !g->base ||
+        !g->bestedge || !g->bbest || !g->nbbest || !g->unused || !g->dual ||
+        !g->allow || !g->queue || !g->buf || !g->tmp_to || !g->tmp_slack ||
+        !g->tmp_path || !g->tmp_endp)
         return -1;
     return 0;
 }
@@ -669,8 +685,13 @@ static void init(struct mw *g)
     for (int v = 0; v <= n; v++)
         fill[v] = g->nbs[v];
     for (int k = 0; k < m; k++) {
-        g->nb[fill[g->e[k].u]++] = 2 * k + 1;
-        g->nb[fill[g->e[k].v]++] = 2 * k;
+        int x = fill[g->e[k].u]++, y = fill[g->e[k].v]++;
+        g->nb[x] = 2 * k + 1;
+        g->nbv[x] = g->e[k].v;
+        g->nbw2[x] = g->w2[k];
+        g->nb[y] = 2 * k;
+        g->nbv[y] = g->e[k].u;
+        g->nbw2[y] = g->w2[k];
     }
     for (int v = 0; v < n; v++) {
         g->mate[v] = -1;

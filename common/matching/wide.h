@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define WIDE_LIMBS 4
+#define WIDE_LIMBS 4 /* (the functions below name each limb) */
 #define WIDE_BITS (64 * WIDE_LIMBS)
 
 typedef struct {
@@ -28,29 +28,42 @@ static inline wide wide_zero(void)
     return r;
 }
 
+/* The limb of a + b + carry (0 or 1); *carry becomes its carry out. */
+static inline uint64_t wide_limb_add(uint64_t a, uint64_t b, uint64_t *carry)
+{
+    uint64_t s = a + b, r = s + *carry;
+    *carry = (s < a) | (r < s);
+    return r;
+}
+
+/* The limb of a - b - borrow (0 or 1); *borrow becomes its borrow out. */
+static inline uint64_t wide_limb_sub(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+    uint64_t d = a - b, r = d - *borrow;
+    *borrow = (a < b) | (d < *borrow);
+    return r;
+}
+
+/* (Written out limb by limb, not in a loop: a loop the compiler does not
+ * unroll at -O2 goes through memory, and the matching's inner loop spent
+ * most of its time reloading the limbs it had just stored.) */
 static inline wide wide_add(wide a, wide b)
 {
-    wide r;
-    uint64_t carry = 0;
-    for (int i = 0; i < WIDE_LIMBS; i++) {
-        uint64_t s = a.l[i] + b.l[i];
-        uint64_t c1 = s < a.l[i];
-        r.l[i] = s + carry;
-        carry = c1 | (r.l[i] < s);
-    }
+    uint64_t c = 0;
+    wide r = {{wide_limb_add(a.l[0], b.l[0], &c),
+               wide_limb_add(a.l[1], b.l[1], &c),
+               wide_limb_add(a.l[2], b.l[2], &c),
+               wide_limb_add(a.l[3], b.l[3], &c)}};
     return r;
 }
 
 static inline wide wide_sub(wide a, wide b)
 {
-    wide r;
-    uint64_t borrow = 0;
-    for (int i = 0; i < WIDE_LIMBS; i++) {
-        uint64_t d = a.l[i] - b.l[i];
-        uint64_t b1 = a.l[i] < b.l[i];
-        r.l[i] = d - borrow;
-        borrow = b1 | (d < borrow);
-    }
+    uint64_t c = 0;
+    wide r = {{wide_limb_sub(a.l[0], b.l[0], &c),
+               wide_limb_sub(a.l[1], b.l[1], &c),
+               wide_limb_sub(a.l[2], b.l[2], &c),
+               wide_limb_sub(a.l[3], b.l[3], &c)}};
     return r;
 }
 
@@ -62,21 +75,20 @@ static inline bool wide_neg(wide a)
 /* -1, 0 or 1 as a < b, a == b, a > b (signed). */
 static inline int wide_cmp(wide a, wide b)
 {
-    bool na = wide_neg(a), nb = wide_neg(b);
-    if (na != nb)
-        return na ? -1 : 1;
-    for (int i = WIDE_LIMBS - 1; i >= 0; i--)
-        if (a.l[i] != b.l[i])
-            return a.l[i] < b.l[i] ? -1 : 1;
+    if (a.l[3] != b.l[3]) /* (the sign in the top limb) */
+        return (int64_t)a.l[3] < (int64_t)b.l[3] ? -1 : 1;
+    if (a.l[2] != b.l[2])
+        return a.l[2] < b.l[2] ? -1 : 1;
+    if (a.l[1] != b.l[1])
+        return a.l[1] < b.l[1] ? -1 : 1;
+    if (a.l[0] != b.l[0])
+        return a.l[0] < b.l[0] ? -1 : 1;
     return 0;
 }
 
 static inline bool wide_is_zero(wide a)
 {
-    for (int i = 0; i < WIDE_LIMBS; i++)
-        if (a.l[i])
-            return false;
-    return true;
+    return !(a.l[0] | a.l[1] | a.l[2] | a.l[3]);
 }
 
 /* a / 2, rounding toward minus infinity (an arithmetic shift). */

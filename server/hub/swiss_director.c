@@ -73,6 +73,11 @@
 
 /* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
 #define SWISS_DRAW_FROM_PLY 60
+/* The games one turn of the loop starts at most: a round of 1,000
+ * players starts its 500 (each game's start, its state rendered and
+ * sent, about 70 us unloaded) over 25 turns, other connections served
+ * between them (docs/performance.md). */
+#define SWISS_STARTS_PER_TURN 20
 
 extern const struct hub_module hub_swiss_module;
 
@@ -80,7 +85,8 @@ extern const struct hub_module hub_swiss_module;
 struct swiss_director {
     struct tourney_director *d;
     struct workers *pool;
-    int delay_ms; /* tests: each pairing waits so long */
+    struct hub_alarm *more; /* the next turn's starts (start_more) */
+    int delay_ms;           /* tests: each pairing waits so long */
 };
 
 /* A round to pair, on the worker: a copy of the event's state in, the
@@ -359,8 +365,9 @@ static void push_standings(struct hub *h, struct swiss_tourney *e,
 
 /* ---- the tick ----------------------------------------------------------- */
 
-/* Starts board k's game, journaled before it is announced. */
-static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
+/* Starts board k's game, journaled before it is announced: false when
+ * refused (the tick tries again). */
+static bool start_board(struct hub *h, struct swiss_tourney *e, size_t k,
                         int64_t wall)
 {
     const struct tour_board *b = &e->t.b[k];
@@ -372,13 +379,13 @@ static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
 
     if (!g) {
         log_error("event=swiss_game_refused swiss=%s", e->head.id);
-        return;
+        return false;
     }
     game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
     if (swiss_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
-        return;
+        return false;
     }
     log_info("event=swiss_pairing swiss=%s round=%d game=%s white=%s "
              "black=%s",
@@ -389,16 +396,63 @@ static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
                                "event", e->head.id, "name", e->head.name,
                                "round", e->t.rounds, "game", game_gid(g)),
                      e->head.seq);
+    return true;
 }
 
-void swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
+bool swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
 {
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+    int tried = 0;
+    bool refused = false;
+
     if (e->start_ms < 0 || wall < e->start_ms || e->paused ||
         e->head.finished || h->shutting_down)
-        return;
+        return false;
     for (size_t k = 0; k < e->ng; k++) /* (boards paired, not started) */
-        if (!e->gids[k][0] && e->t.b[k].black >= 0 && !e->t.b[k].result)
-            start_board(h, e, k, wall);
+        if (!e->gids[k][0] && e->t.b[k].black >= 0 && !e->t.b[k].result) {
+            if (tried++ == SWISS_STARTS_PER_TURN) {
+                if (refused) /* (the tick tries again) */
+                    return false;
+                /* +1 ms: a later turn, the connections' input read between */
+                hub_alarm_arm(h, sd->more, hub_now_ms(h) + 1);
+                return true;
+            }
+            refused |= !start_board(h, e, k, wall);
+        }
+    return false;
+}
+
+/* One turn of e's round start since its pairing, begun at t0: the loop's
+ * longest and the turns are logged once no part is left (more false). */
+static void round_turn(struct swiss_tourney *e, int64_t t0, bool more)
+{
+    int64_t us = sysclock_us(CLOCK_MONOTONIC) - t0;
+
+    e->turns++;
+    if (us > e->turn_max_us)
+        e->turn_max_us = us;
+    if (more)
+        return;
+    log_info("event=swiss_round_started swiss=%s round=%d turns=%d "
+             "max_turn_us=%" PRId64,
+             e->head.id, e->t.rounds, e->turns, e->turn_max_us);
+    e->turns = 0;
+    e->turn_max_us = 0;
+}
+
+/* The next turn's part of the rounds being started. */
+static void start_more(void *arg)
+{
+    struct hub *h = arg;
+    struct tourney_director *d = state(h);
+
+    for (size_t i = 0; i < d->n; i++) {
+        struct swiss_tourney *e = EV(d->ev[i]);
+        int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
+        bool more = swiss_start_boards(h, e, hub_wall_ms(h));
+        if (e->turns) /* (one since a pairing: measured) */
+            round_turn(e, t0, more);
+    }
 }
 
 /* ---- the pairing, off the loop ------------------------------------------ */
@@ -469,7 +523,7 @@ static void pair_answer(void *arg, struct workers_job *link)
     struct pair_job *j = job_of(link);
     struct swiss_tourney *e = (struct swiss_tourney *)tourney_find(state(h),
                                                                    j->id);
-    int64_t wall = hub_wall_ms(h);
+    int64_t wall = hub_wall_ms(h), t0 = sysclock_us(CLOCK_MONOTONIC);
     char line[64];
 
     if (!e)
@@ -488,7 +542,10 @@ static void pair_answer(void *arg, struct workers_job *link)
                  e->t.rounds);
         swiss_call(h, e, line, wall);
     } else if (swiss_journal_round(h, e, j->b, j->n, wall) == 0) {
-        swiss_start_boards(h, e, wall);
+        bool more = swiss_start_boards(h, e, wall); /* (its first part) */
+        push_standings(h, e, wall);
+        round_turn(e, t0, more);
+        return;
     }
     push_standings(h, e, wall); /* (a finished event is ticked no more) */
 }
@@ -909,13 +966,15 @@ static int init(struct hub *h)
         return -1;
     sd->delay_ms = h->cfg.swiss_pair_delay_ms;
     sd->d = tourney_director_new(h, tick_event, free_event);
+    sd->more = hub_alarm_new(h, start_more, h);
     sd->pool = workers_start(&(struct workers_conf){
         .threads = 1,
         .cap = (size_t)(h->cfg.max_swiss > 0 ? h->cfg.max_swiss : 1),
         .wake = h->env.wake,
         .run = job_run,
         .release = job_release});
-    if (!sd->d || !sd->pool) {
+    if (!sd->d || !sd->pool || !sd->more) {
+        hub_alarm_free(h, sd->more);
         tourney_director_free(h, sd->d);
         workers_stop(sd->pool);
         free(sd);
@@ -932,6 +991,7 @@ static void director_free(struct hub *h)
     if (!sd)
         return;
     workers_stop(sd->pool); /* (the pairing being run ends first) */
+    hub_alarm_free(h, sd->more);
     tourney_director_free(h, sd->d);
     free(sd);
 }

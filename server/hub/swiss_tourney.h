@@ -41,6 +41,8 @@ struct swiss_tourney {
     unsigned gen;    /* calls applied: a pairing of an older one is void */
     struct tour_board *pend; /* a round's boards journaled in parts */
     size_t npend, pendcap;
+    int turns;           /* of the round's start since its pairing */
+    int64_t turn_max_us; /* the loop's longest of them */
 };
 
 /* Journals line as e's next call and applies it: 0, or -1 (logged). */
@@ -53,8 +55,10 @@ int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
                         const struct tour_board *b, int n, int64_t wall);
 
 /* Starts the games of the last round's boards that have none, unless
- * the event has not started or is paused. */
-void swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall);
+ * the event has not started or is paused: at most SWISS_STARTS_PER_TURN
+ * in a turn of the loop; true when more are left, started in the next
+ * turns (an alarm of the director). */
+bool swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall);
 
 /* m's event, or NULL with the error sent (no_such_event; event_over when
  * finished, unless m only reads it). */

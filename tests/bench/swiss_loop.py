@@ -10,11 +10,15 @@ paired, one player of each game resigns (white or black, at random by
 SEED), and the next round is paired. Prints per
 round the pairing's time on the director's worker (the server's
 event=swiss_paired line) and, while the round was being paired, the
-round trip of a ping sent every 20 ms by other clients: what the event
+round trip of a ping sent every 5 ms by other clients: what the event
 loop's latency was meanwhile (a pairing on the loop would stall every
-ping by its whole time). Then kill -9 and a restart: the rounds replay
-from the journal (a round of 1,000 players is more than one journal row)
-with the same pairings. With the machine's load average.
+ping by its whole time), and in the 2 s after (the round journaled, its
+games started, the standings pushed: the worst ping there is about the
+loop's longest stall of the round's start). Then kill -9 and a restart:
+the rounds replay from the journal (a round of 1,000 players is more
+than one journal row) with the same pairings. Before the kill, the time
+of GET /api/swiss/EID/trf (the TRF is written on the loop). With the machine's load
+average and CPU steal over the run.
 
 A fresh chess-server on SQLite, guests allowed to create (arena_create 2),
 swiss_players PLAYERS."""
@@ -38,15 +42,16 @@ CONFIG = {"arena_create": 2, "swiss_players": PLAYERS,
 
 
 def pinger(clients, stop, out):
-    """(time, round trip in ms) every 20 ms until stop is set, by each
-    client in turn (one connection's message rate allows 10 a second)."""
+    """(time, round trip in ms) every 5 ms until stop is set, by each
+    client in turn (one connection's message rate allows 10 a second:
+    30 clients, each pings about 6 times a second)."""
     i = 0
     while not stop.is_set():
         t, wall = time.monotonic(), time.time()
         clients[i % len(clients)].request({"t": "ping"}, "pong")
         i += 1
         out.append((wall, (time.monotonic() - t) * 1000))
-        time.sleep(0.02)
+        time.sleep(0.005)
 
 
 def paired_at(log, ev, rnd):
@@ -59,6 +64,15 @@ def paired_at(log, ev, rnd):
         return None
     end = calendar.timegm(time.strptime(m[-1][0][:19], "%Y-%m-%dT%H:%M:%S"))
     return end + float("0" + m[-1][0][19:]), int(m[-1][1]), int(m[-1][2])
+
+
+def started_at(log, ev, rnd):
+    """The turns of the loop that started round rnd's games and the
+    longest, in ms (the server's event=swiss_round_started line), or
+    None."""
+    m = re.findall(r"event=swiss_round_started swiss=%s round=%d turns=(\d+) "
+                   r"max_turn_us=(\d+)" % (ev, rnd), log)
+    return (int(m[-1][0]), int(m[-1][1]) / 1000) if m else None
 
 
 def stats(v):
@@ -75,15 +89,28 @@ def pairs(st):
     return sorted((b["white"], b["black"]) for b in st["pairings"])
 
 
-def wait_round(w, ev, rnd):
+def wait_round(w, ev, rnd, started=False):
+    """The first standings of round rnd; started: the first with every
+    game of the round started (they start over a few turns of the
+    loop)."""
     while True:
         st = w.expect("swiss_standings", timeout=120, event=ev)
-        if st["round"] >= rnd and st["status"] != "open":
+        if st["round"] >= rnd and st["status"] != "open" and (
+                not started or all(b["game"] for b in st["pairings"]
+                                   if b["black"])):
             return st
 
 
 def run(folder):
     srv = benchlib.server(harness, folder, CONFIG)
+    try:
+        return measure(folder, srv)
+    except BaseException:
+        srv.kill()  # (no server left running when the bench fails)
+        raise
+
+
+def measure(folder, srv):
     org = harness.Client(srv)
     ev = org.request({"t": "swiss_create", "name": "Big", "clock": CLOCK,
                       "rounds": ROUNDS}, "swiss_created")["swiss"]["event"]
@@ -95,7 +122,7 @@ def run(folder):
         ps[c.pid] = c
     print("%d players joined in %.1f s" % (PLAYERS, time.monotonic() - t0))
     w = harness.Client(srv)
-    pc = [harness.Client(srv) for _ in range(6)]
+    pc = [harness.Client(srv) for _ in range(30)]
     w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
     rtts, stop = [], threading.Event()
     th = threading.Thread(target=pinger, args=(pc, stop, rtts))
@@ -105,6 +132,7 @@ def run(folder):
     print("idle pings:", stats(base))
     seen = {}
     rng = random.Random(SEED)
+    cpu0, steal0 = benchlib.cpu_times()
     try:
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
         for rnd in range(1, ROUNDS + 1):
@@ -114,13 +142,18 @@ def run(folder):
             end, ms, cpu = paired_at(srv.log_text(), ev, rnd)
             pairing = [r for t, r in rtts if end - ms / 1000 <= t < end]
             after = [r for t, r in rtts if end <= t < end + 2]
+            turns = started_at(srv.log_text(), ev, rnd)
             print("round %d: %d boards, paired in %d ms on the worker "
                   "(%d ms of its CPU); "
                   "pings while it paired %s; in the 2 s after (the "
-                  "round journaled, its games started) %s" % (
+                  "round journaled, its games started) %s; %s" % (
                       rnd, len(st["pairings"]), ms, cpu, stats(pairing),
-                      stats(after)))
+                      stats(after), "started in %d turns of the loop, the "
+                      "longest %.1f ms" % turns if turns else
+                      "(no swiss_round_started line)"))
             if rnd < ROUNDS:
+                if not all(b["game"] for b in st["pairings"] if b["black"]):
+                    st = wait_round(w, ev, rnd, started=True)
                 for b in st["pairings"]:
                     if b["black"] and b["game"]:
                         loser = b[rng.choice(("white", "black"))]
@@ -128,8 +161,19 @@ def run(folder):
     finally:
         stop.set()
         th.join()
+    trf_ms = []
+    for _ in range(5):  # (written on the loop: the event's TRF export)
+        t = time.monotonic()
+        status, _, body = srv.http("/api/swiss/%s/trf" % ev)
+        trf_ms.append((time.monotonic() - t) * 1000)
+    print("GET /api/swiss/%s/trf (%d bytes, status %d): mean %.1f ms, "
+          "max %.1f ms" % (ev, len(body), status, statistics.mean(trf_ms),
+                           max(trf_ms)))
+    cpu1, steal1 = benchlib.cpu_times()
     with open("/proc/loadavg") as f:
-        print("load average:", " ".join(f.read().split()[:3]))
+        print("load average:", " ".join(f.read().split()[:3]),
+              "steal: %.1f%%" % (100.0 * (steal1 - steal0) /
+                                 max(1, cpu1 - cpu0)))
     srv.kill()
     srv = benchlib.server(harness, folder, CONFIG)
     w = harness.Client(srv)

@@ -5,7 +5,9 @@ gets the bye (1 point), results and Sonneborn-Berger are pushed to the
 watchers; the TRF export (WebSocket and GET /api/swiss/EID/trf) re-paired
 by chess-cli gives the server's next round; a kill -9 during a round keeps
 its live games and one between rounds pairs the next round after the
-restart; bad input and the caps are refused and change nothing."""
+restart; a round of 25 boards starts its games in two turns of the loop
+(20, then 5), each once and in the boards' order; bad input and the caps
+are refused and change nothing."""
 import os
 import subprocess
 import tempfile
@@ -83,15 +85,22 @@ class SwissTest(FreshServerTest):
         return sorted((sn[b["white"]], sn[b["black"]] if b["black"] else 0)
                       for b in st["pairings"])
 
-    def test_five_players_three_rounds_with_kills(self):
+    def joined_event(self, players, **kw):
+        """A fresh server, an event (create's kw) that players guests
+        joined, watched by one more: (srv, organiser, event, players,
+        watcher, its first standings)."""
         srv = self.server(OPEN)
         org = self.client(srv)
-        ev = create(org, interval_s=3)
-        ps = [self.client(srv) for _ in range(5)]
+        ev = create(org, **kw)
+        ps = [self.client(srv) for _ in range(players)]
         for p in ps:
             p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
         w = self.client(srv)
         st = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        return srv, org, ev, ps, w, st
+
+    def test_five_players_three_rounds_with_kills(self):
+        srv, org, ev, ps, w, st = self.joined_event(5, interval_s=3)
         self.assertEqual((st["status"], st["round"], len(st["standings"])),
                          ("open", 0, 5))
         org.request({"t": "swiss_start", "event": ev}, "swiss_started")
@@ -205,6 +214,32 @@ class SwissTest(FreshServerTest):
         self.white_resigns(games)
         games, st = self.round_games([a, b, late], w, ev, 3)
         self.assertEqual(len(st["pairings"]), 2)  # a game and a bye
+
+    def test_a_round_starts_in_parts(self):
+        # 50 players, 25 boards: the loop starts 20 games a turn, so the
+        # standings pushed with the pairing show the first 20 boards'
+        # games and the next turn starts the last 5, each game once
+        srv, org, ev, ps, w, _ = self.joined_event(50, rounds=1)
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        first = self.watch_until(w, ev, lambda s: s["round"] == 1)
+        self.assertEqual([bool(b["game"]) for b in first["pairings"]],
+                         [True] * 20 + [False] * 5)
+        games, st = self.round_games(ps, w, ev, 1)  # (the next tick's)
+        self.assertEqual(len(games), 25)
+        self.assertTrue(all(b["game"] for b in st["pairings"]))
+        self.assertEqual([b["game"] for b in st["pairings"]][:20],
+                         [b["game"] for b in first["pairings"]][:20])
+        # journaled and started once each, in the boards' order
+        log = srv.log_text()
+        started = [ln.split(" game=")[1].split()[0] for ln in
+                   log.splitlines() if "event=swiss_pairing " in ln]
+        self.assertEqual(started, [b["game"] for b in st["pairings"]])
+        self.assertIn("event=swiss_round_started swiss=%s round=1 "
+                      "turns=2 " % ev, log)
+        srv.kill()
+        w = self.client(self.server(OPEN))
+        st2 = w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        self.assertEqual(st2["pairings"], st["pairings"])
 
     def test_bad_input_changes_nothing(self):
         srv = self.server({"arena_create": 1, "max_swiss": 1})
