@@ -210,6 +210,7 @@ struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
     snprintf(f->gid, sizeof f->gid, "%s", gid);
     f->kind = kind;
     f->welcome = false;
+    f->event = false;
     f->tries = 0;
     f->len = len;
     if (len)
@@ -247,7 +248,8 @@ static void on_forwarded(void *arg, const struct bus_value *v,
         return;
     }
     s = cluster_local_session(c, f->sid);
-    if (err || !bus_is(v, BUS_INT)) {
+    if (err || !bus_is(v, BUS_INT) || f->event) {
+        /* (an event with no director: another node takes it over) */
         /* the bus is down: a command is refused (the client may try
          * again); an attach is made again when the bus is back */
         edge_busy(c, f->sid, f->kind, f->text, f->len);

@@ -370,6 +370,7 @@ static void push_standings(struct hub *h, struct event *e, int64_t wall)
     bool *sent;
 
     t->dirty = false;
+    t->relay = true; /* (to the other nodes of a cluster) */
     if (!t->nw)
         return;
     group = malloc(t->nw * sizeof *group);
@@ -434,9 +435,8 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
     int n;
 
     for (size_t i = 0; i < e->np; i++) {
-        struct player *p = table_get(&h->players, e->players[i].pid);
         arena_presence(e->a, (int)i,
-                       p && hub_player_present(p) && p->ngames == 0, wall);
+                       tourney_present(state(h), e->players[i].pid), wall);
     }
     /* (no new game while the server shuts down) */
     if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
@@ -475,7 +475,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct event *e;
 
     (void)now;
-    if (!tourney_may_create(s, m))
+    if (!tourney_may_create(s, m, true))
         return;
     if (tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
         tourney_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
@@ -516,6 +516,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
+    tourney_leased(d, &e->head); /* (in a cluster: its lease asked now) */
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "arena_created", "arena",
                            event_summary(e, wall)),
@@ -523,12 +524,13 @@ static void do_create(struct session *s, const struct proto_msg *m,
     tourney_arm(h, d);
 }
 
-/* The event m->event, or NULL with no_such_event sent. */
+/* The event m->event, or NULL with no_such_event sent, or with m sent
+ * on to the node that directs it (a cluster). */
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
     struct event *e = EV(tourney_find(state(s->hub), m->event));
 
-    if (!e)
+    if (!e && !tourney_forward(state(s->hub), s, m))
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
                        &m->id);
     return e;
@@ -691,6 +693,27 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
                  &m->id, 0);
 }
 
+/* s watches the first page of another node's event m->event, whose
+ * relay this node heard (tourney_cluster.c): its last standings now, the
+ * relay's bytes from then on. False when this node has no copy. */
+static bool watch_remote(struct tourney_director *d, struct session *s,
+                         const struct proto_msg *m)
+{
+    struct tourney_event *r = tourney_remote(d, m->event);
+    json_t *o = r && r->text ? json_loads(r->text, 0, NULL) : NULL;
+    char *text = tourney_finish(o, &m->id);
+
+    if (!r)
+        return false;
+    if (!text || tourney_watch(d, r, s, 0) < 0) {
+        free(text);
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return true;
+    }
+    hub_send_text(s, text, 0);
+    return true;
+}
+
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
@@ -703,6 +726,9 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
+    if (!tourney_find(d, m->event) && m->page == 0 &&
+        watch_remote(d, s, m))
+        return;
     if (!(e = event_of(s, m)))
         return;
     if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page, &m->id)) ||
@@ -933,6 +959,11 @@ static void free_event(struct tourney_event *e)
     event_free(EV(e));
 }
 
+static char *first_page(const struct tourney_event *e, int64_t wall)
+{
+    return render_standings((const struct event *)e, wall, 0, NULL);
+}
+
 static int init(struct hub *h)
 {
     struct tourney_director *d = tourney_director_new(h, tick_event,
@@ -940,8 +971,45 @@ static int init(struct hub *h)
 
     if (!d)
         return -1;
+    d->standings = first_page;
+    d->tag = ARENA_TELL;
     hub_module_set_state(h, &hub_arena_module, d);
     return 0;
+}
+
+bool hub_event_here(struct hub *h, const char *eid)
+{
+    struct tourney_director *d = state(h);
+    struct tourney_event *e = d ? tourney_find(d, eid) : NULL;
+
+    return e && e->lease_until > 0 && !e->lease_lost;
+}
+
+/* An arena game's start (tourney_announce) on another node: p's
+ * connections here hear it. */
+static void told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now)
+{
+    char *text = malloc(len + 1);
+    struct msgbuf *b;
+
+    (void)now;
+    if (!text)
+        return;
+    memcpy(text, payload, len);
+    text[len] = '\0';
+    if ((b = msgbuf_take(text)) != NULL) {
+        hub_env_send(h, &p->fan, b, 0);
+        msgbuf_unref(b);
+    }
+}
+
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    (void)now;
+    if (state(h))
+        tourney_relayed(state(h), payload, len);
 }
 
 static void director_free(struct hub *h)
@@ -968,5 +1036,8 @@ const struct hub_module hub_arena_module = {
     .free = director_free,
     .session_closed = session_closed,
     .game_ended = game_ended,
+    .tell_tag = ARENA_TELL,
+    .told = told,
+    .told_all = told_all,
     .commands = commands,
 };

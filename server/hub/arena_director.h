@@ -33,6 +33,9 @@
 #define ARENA_EVENTS_PER_CREATOR 2
 /* Players shown in a standings message, best first. */
 #define ARENA_STANDINGS_SHOWN 200
+/* The tag of an arena's standings relayed to the other nodes of a
+ * cluster (module.h's tell_tag; tourney_cluster.c). */
+#define ARENA_TELL 'T'
 
 extern const struct hub_module hub_arena_module;
 

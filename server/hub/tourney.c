@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/arena_director.h"
 #include "hub/chat.h"
 #include "lib/msgbuf.h"
 
@@ -60,13 +61,15 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
     msgbuf_unref(b);
 }
 
-bool tourney_may_create(struct session *s, const struct proto_msg *m)
+bool tourney_may_create(struct session *s, const struct proto_msg *m,
+                        bool clustered)
 {
     struct hub *h = s->hub;
+    bool alone = h->router.ops == &hub_local_router;
 
-    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
+    if ((!alone && !clustered) || h->cfg.arena_create == 0) {
         hub_send_error(s, PROTO_NO_TOURNAMENTS,
-                       h->router.ops != &hub_local_router
+                       !alone && !clustered
                            ? "a node of a cluster runs no tournaments"
                            : "this server runs no tournaments",
                        &m->id);
@@ -117,6 +120,10 @@ void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq)
         struct player *p = table_get(&h->players, game_seat_pid(g, side));
         if (p)
             hub_env_send(h, &p->fan, b, seq);
+        /* (in a cluster, its connections on other nodes: told) */
+        if (tourney_clustered(h))
+            h->router.ops->tell(h->router.ctx, game_seat_pid(g, side),
+                                ARENA_TELL, b->data, b->len, seq);
     }
     msgbuf_unref(b);
 }
@@ -154,9 +161,19 @@ static void tick(void *arg)
     d->armed = false;
     for (size_t i = 0; i < d->n; i++)
         if (!d->ev[i]->finished) {
-            d->tick_event(d->hub, d->ev[i], wall);
             open = true;
+            /* (in a cluster: only while its lease surely lasts) */
+            if (!tourney_leased(d, d->ev[i]))
+                continue;
+            d->tick_event(d->hub, d->ev[i], wall);
+            tourney_relay(d, d->ev[i], wall);
         }
+    for (size_t i = 0; i < d->n;) /* (another node directs it now) */
+        if (d->ev[i]->lease_lost) {
+            d->free_event(d->ev[i]);
+            memmove(&d->ev[i], &d->ev[i + 1], (--d->n - i) * sizeof *d->ev);
+        } else
+            i++;
     if (open)
         tourney_arm(d->hub, d);
 }
@@ -171,6 +188,7 @@ struct tourney_director *tourney_director_new(
     if (!d)
         return NULL;
     d->hub = h;
+    table_init(&d->presence);
     d->tick_event = tick_event;
     d->free_event = free_event;
     if (!(d->tick = hub_alarm_new(h, tick, d))) {
@@ -187,8 +205,13 @@ void tourney_director_free(struct hub *h, struct tourney_director *d)
     for (size_t i = 0; i < d->n; i++)
         d->free_event(d->ev[i]);
     free(d->ev);
+    tourney_remote_free(d);
+    tourney_presence_free(d);
     hub_alarm_free(h, d->tick);
-    free(d);
+    if (d->asks) /* (a lease's answer comes later: it frees d) */
+        d->dead = true;
+    else
+        free(d);
 }
 
 void tourney_arm(struct hub *h, struct tourney_director *d)
@@ -230,8 +253,8 @@ size_t tourney_open(const struct tourney_director *d, const char *pid)
 
 void tourney_unwatch(struct tourney_director *d, struct session *s)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        struct tourney_event *e = d->ev[i];
+    for (size_t i = 0; i < d->n + d->nr; i++) {
+        struct tourney_event *e = i < d->n ? d->ev[i] : d->remote[i - d->n];
         for (size_t j = 0; j < e->nw; j++)
             if (e->watchers[j] == s) {
                 e->nw--;
@@ -268,6 +291,16 @@ json_t *tourney_list(const struct tourney_director *d, int64_t wall,
         if (d->ev[i]->finished && finished++ >= max_finished)
             continue;
         json_array_append_new(list, summary(d->ev[i], wall));
+    }
+    for (size_t i = 0; list && i < d->nr; i++) { /* (other nodes') */
+        json_t *o = d->remote[i]->text
+                        ? json_loads(d->remote[i]->text, 0, NULL)
+                        : NULL;
+        if (!o)
+            continue;
+        json_object_del(o, "t");
+        json_object_del(o, "standings");
+        json_array_append_new(list, o);
     }
     return list;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hub/hub_internal.h"
+#include "lib/table.h"
 
 /* How often a director ticks (pairs, pushes standings). */
 #define TOURNEY_TICK_MS 1000
@@ -30,6 +31,15 @@ struct tourney_event {
     struct session **watchers;
     int *pages; /* each watcher's page (0: the event's own choice) */
     size_t nw, wcap, pgcap;
+    /* In a cluster (tourney_cluster.c): the lease surely lasts until
+     * lease_until (hub_now_ms; 0: not taken yet), lost when another node
+     * took it; relay: the standings changed since the last relay, at
+     * relayed_at. A copy of another node's event (director.remote):
+     * node its director, text its last standings, heard then. */
+    int64_t lease_until, relayed_at, heard;
+    bool lease_asked, lease_lost, relay;
+    char node[PROTO_KEY_MAX + 1];
+    char *text;
 };
 
 /* A director's events and its tick. */
@@ -41,6 +51,16 @@ struct tourney_director {
     struct hub *hub;
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
     void (*free_event)(struct tourney_event *e);
+    /* In a cluster: e's first standings page (malloc'ed; NULL when out
+     * of memory) for the other nodes' watchers, its relay's tag, and
+     * the copies of the other nodes' events (heads only). */
+    char *(*standings)(const struct tourney_event *e, int64_t wall);
+    char tag;
+    struct tourney_event **remote;
+    size_t nr, rcap;
+    struct table presence; /* pid -> what the cluster said of it */
+    size_t asks; /* leases and presences asked, not answered yet */
+    bool dead;   /* freed: the last answer frees it */
 };
 
 /* A director ticking each of its events not finished every second with
@@ -99,9 +119,49 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
                   size_t n, uint64_t seq);
 
 /* True when s may create an event by the operator's policy
- * (arena_create) and m's clock; else sends the error (no_tournaments on
- * a node of a cluster or when off, needs_account, bad_clock). */
-bool tourney_may_create(struct session *s, const struct proto_msg *m);
+ * (arena_create) and m's clock; else sends the error (no_tournaments
+ * when off, or on a node of a cluster unless clustered: the director
+ * can direct under a lease; needs_account, bad_clock). */
+bool tourney_may_create(struct session *s, const struct proto_msg *m,
+                        bool clustered);
+
+/* ---- in a cluster (tourney_cluster.c; docs/cluster.md "Tournaments in
+ * a cluster") ---- */
+
+/* The lease of directing an event lasts this long from its take; it is
+ * renewed every tick. */
+#define TOURNEY_LEASE_MS 3000
+/* A relay of an event's standings goes at least this often. */
+#define TOURNEY_RELAY_MS 1000
+/* Copies of other nodes' events a node keeps (the oldest heard go). */
+#define TOURNEY_REMOTE_MAX 200
+
+/* True when h is a node of a cluster. */
+bool tourney_clustered(const struct hub *h);
+/* In a cluster: asks for (or renews) e's lease; true while it surely
+ * lasts (e may be directed now). A node alone: true. */
+bool tourney_leased(struct tourney_director *d, struct tourney_event *e);
+/* In a cluster: e's standings to every other node when they changed or
+ * every TOURNEY_RELAY_MS. */
+void tourney_relay(struct tourney_director *d, struct tourney_event *e,
+                   int64_t wall);
+/* Another node's relay (router.h's tell_all): its copy is kept and its
+ * watchers here get the same bytes. */
+void tourney_relayed(struct tourney_director *d, const char *payload,
+                     size_t len);
+/* The copy of another node's event id, or NULL. */
+struct tourney_event *tourney_remote(const struct tourney_director *d,
+                                     const char *id);
+/* s's command m (the text the hub is running) for d's event m->event,
+ * which another node directs: sent there (true), or false when no node
+ * is known to direct it. */
+bool tourney_forward(struct tourney_director *d, struct session *s,
+                     const struct proto_msg *m);
+void tourney_remote_free(struct tourney_director *d);
+/* True when player pid is connected (to any node of a cluster: the
+ * answer of the tick before) and in no game of this node. */
+bool tourney_present(struct tourney_director *d, const char *pid);
+void tourney_presence_free(struct tourney_director *d);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */

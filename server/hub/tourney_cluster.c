@@ -1,0 +1,264 @@
+/*
+ * tourney_cluster.c - the tournament directors in a cluster (tourney.h;
+ * docs/cluster.md, "Tournaments in a cluster"): each event's lease,
+ * its standings relayed to the other nodes, their copies of it, and a
+ * command sent on to the node that directs it.
+ */
+#include "hub/tourney.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "strcopy.h"
+
+bool tourney_clustered(const struct hub *h)
+{
+    return h->router.ops->event_lease != NULL;
+}
+
+/* A lease asked: of d's event id, at asked (hub_now_ms). */
+struct lease_ask {
+    struct tourney_director *d;
+    char id[PROTO_KEY_MAX + 1];
+    int64_t asked;
+};
+
+static void on_lease(void *arg, long rc, const char *text, size_t len)
+{
+    struct lease_ask *a = arg;
+    struct tourney_director *d = a->d;
+    struct tourney_event *e;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) { /* (freed meanwhile: the last answer frees it) */
+        if (!d->asks)
+            free(d);
+        free(a);
+        return;
+    }
+    if ((e = tourney_find(d, a->id)) != NULL) {
+        e->lease_asked = false;
+        /* it surely lasts a third less than asked (the answer's trip) */
+        if (rc == 1)
+            e->lease_until = a->asked + TOURNEY_LEASE_MS * 2 / 3;
+        else if (rc == 0) {
+            e->lease_lost = true;
+            log_warn("event=tourney_lease_lost event=%s", e->id);
+        }
+    }
+    free(a);
+}
+
+bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    struct lease_ask *a;
+
+    if (!tourney_clustered(h))
+        return true;
+    if (!e->lease_asked && (a = calloc(1, sizeof *a)) != NULL) {
+        a->d = d;
+        a->asked = now;
+        strcopy(a->id, sizeof a->id, e->id);
+        if (h->router.ops->event_lease(h->router.ctx, e->id,
+                                       TOURNEY_LEASE_MS, on_lease, a) < 0)
+            free(a);
+        else {
+            e->lease_asked = true;
+            d->asks++;
+        }
+    }
+    return e->lease_until > now;
+}
+
+void tourney_relay(struct tourney_director *d, struct tourney_event *e,
+                   int64_t wall)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    char *text, *payload;
+    size_t n, len;
+
+    if (!tourney_clustered(h) || !h->router.ops->tell_all ||
+        (!e->relay && now - e->relayed_at < TOURNEY_RELAY_MS))
+        return;
+    if (!(text = d->standings(e, wall)))
+        return;
+    n = strlen(e->id);
+    len = n + 1 + strlen(text);
+    if ((payload = malloc(len + 1)) != NULL) {
+        memcpy(payload, e->id, n);
+        payload[n] = '\n';
+        memcpy(payload + n + 1, text, len - n); /* (its NUL too) */
+        h->router.ops->tell_all(h->router.ctx, d->tag, payload, len);
+        e->relay = false;
+        e->relayed_at = now;
+    }
+    free(payload);
+    free(text);
+}
+
+struct tourney_event *tourney_remote(const struct tourney_director *d,
+                                     const char *id)
+{
+    for (size_t i = 0; i < d->nr; i++)
+        if (!strcmp(d->remote[i]->id, id))
+            return d->remote[i];
+    return NULL;
+}
+
+static void remote_drop(struct tourney_director *d, size_t i)
+{
+    struct tourney_event *e = d->remote[i];
+
+    free(e->watchers);
+    free(e->pages);
+    free(e->text);
+    free(e);
+    memmove(&d->remote[i], &d->remote[i + 1],
+            (--d->nr - i) * sizeof *d->remote);
+}
+
+/* A new copy of event id (the oldest heard goes when there are
+ * TOURNEY_REMOTE_MAX), or NULL when out of memory. */
+static struct tourney_event *remote_new(struct tourney_director *d,
+                                        const char *id)
+{
+    struct tourney_event *e;
+    size_t oldest = 0;
+
+    if (d->nr >= TOURNEY_REMOTE_MAX) {
+        for (size_t i = 1; i < d->nr; i++)
+            if (d->remote[i]->heard < d->remote[oldest]->heard)
+                oldest = i;
+        remote_drop(d, oldest);
+    }
+    if (tourney_grow((void **)&d->remote, &d->rcap, d->nr,
+                     sizeof *d->remote) ||
+        !(e = calloc(1, sizeof *e)))
+        return NULL;
+    strcopy(e->id, sizeof e->id, id);
+    d->remote[d->nr++] = e;
+    return e;
+}
+
+void tourney_relayed(struct tourney_director *d, const char *payload,
+                     size_t len)
+{
+    const char *nl = memchr(payload, '\n', len);
+    char id[PROTO_KEY_MAX + 1];
+    struct tourney_event *e;
+    char *text;
+
+    if (!nl || nl - payload > PROTO_KEY_MAX)
+        return;
+    memcpy(id, payload, (size_t)(nl - payload));
+    id[nl - payload] = '\0';
+    if (!proto_key_valid(id) || tourney_find(d, id)) /* (ours: stale) */
+        return;
+    if (!(e = tourney_remote(d, id)) && !(e = remote_new(d, id)))
+        return;
+    len -= (size_t)(nl + 1 - payload);
+    if (!(text = malloc(len + 1)))
+        return;
+    memcpy(text, nl + 1, len);
+    text[len] = '\0';
+    free(e->text);
+    e->text = text;
+    e->heard = hub_now_ms(d->hub);
+    if (e->nw)
+        tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
+}
+
+bool tourney_forward(struct tourney_director *d, struct session *s,
+                     const struct proto_msg *m)
+{
+    struct hub *h = d->hub;
+
+    /* (a command another node sent here is never sent on again) */
+    if (!s->conn || !h->router.ops->event_forward || !h->cur_text ||
+        !tourney_remote(d, m->event))
+        return false;
+    if (!h->router.ops->event_forward(h->router.ctx, s, m->event,
+                                      h->cur_text, h->cur_len))
+        hub_busy(s, &m->id);
+    return true;
+}
+
+void tourney_remote_free(struct tourney_director *d)
+{
+    while (d->nr)
+        remote_drop(d, d->nr - 1);
+    free(d->remote);
+}
+
+/* What the cluster said of a player's connections (tourney_present). */
+struct presence {
+    char pid[PROTO_KEY_MAX + 1];
+    struct tourney_director *d;
+    int nodes;  /* nodes holding a connection of the player, last heard */
+    bool asked; /* a question on its way */
+};
+
+static void on_present(void *arg, long rc, const char *text, size_t len)
+{
+    struct presence *p = arg;
+    struct tourney_director *d = p->d;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) {
+        free(p);
+        if (!d->asks)
+            free(d);
+        return;
+    }
+    p->asked = false;
+    if (rc >= 0)
+        p->nodes = (int)rc;
+}
+
+bool tourney_present(struct tourney_director *d, const char *pid)
+{
+    struct hub *h = d->hub;
+    struct player *pl = table_get(&h->players, pid);
+    struct presence *p;
+
+    if (pl && pl->ngames > 0)
+        return false;
+    if ((pl && pl->nconns > 0) || !tourney_clustered(h) ||
+        !h->router.ops->present)
+        return pl && hub_player_present(pl);
+    if (!(p = table_get(&d->presence, pid))) {
+        if (!(p = calloc(1, sizeof *p)))
+            return false;
+        strcopy(p->pid, sizeof p->pid, pid);
+        p->d = d;
+        if (table_put(&d->presence, p->pid, p) < 0) {
+            free(p);
+            return false;
+        }
+    }
+    /* (the answer of the tick before: one question a tick at most) */
+    if (!p->asked &&
+        h->router.ops->present(h->router.ctx, pid, on_present, p) == 0) {
+        p->asked = true;
+        d->asks++;
+    }
+    return p->nodes > 0;
+}
+
+void tourney_presence_free(struct tourney_director *d)
+{
+    for (size_t i = 0; i < d->presence.cap; i++) {
+        struct presence *p = d->presence.slots[i].value;
+        if (p && !p->asked)
+            free(p); /* (one asked is freed by its answer) */
+    }
+    table_clear(&d->presence);
+}
