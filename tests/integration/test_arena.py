@@ -319,17 +319,47 @@ class ArenaTest(FreshServerTest):
                          ["events"], [])
 
 
-@unittest.skipUnless(CLUSTER, "a cluster's refusal")
+@unittest.skipUnless(CLUSTER, "a cluster's arenas")
 class ClusterArenaTest(FreshServerTest):
-    def test_a_cluster_refuses_tournaments(self):
-        """A node of a cluster creates no event, whoever may create one,
-        and lists none."""
-        c = self.client(self.server(OPEN))
-        err = c.request({"t": "arena_create", "name": "X", "clock": CLOCK,
-                         "duration_s": 60}, "error")
-        self.assertEqual(err["code"], "no_tournaments")
-        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
-                         ["events"], [])
+    watch_until = ArenaTest.watch_until
+
+    def test_an_arena_across_two_nodes(self):
+        """An arena created on node 0 is directed there (its lease in
+        Redis): node 1 lists it, its player's join is sent on to the
+        director, the two players are paired and play across the nodes,
+        and a watcher on each node is pushed the same standings (node 1's
+        through the director's relay)."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org, a, wa = self.client(srv), self.client(srv), self.client(srv)
+        srv.pin(1)
+        b, wb = self.client(srv), self.client(srv)
+        ev = create(org)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev for e in b.request(
+                {"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 1")
+            time.sleep(0.2)
+        for w in (wa, wb):
+            self.assertEqual(w.request({"t": "arena_watch", "event": ev},
+                                       "arena_standings")["event"], ev)
+        for c in (a, b):
+            self.assertEqual(c.request({"t": "arena_join", "event": ev},
+                                       "arena_joined")["event"], ev)
+        err = b.request({"t": "arena_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "already_joined")
+        gid = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
+        for c in (a, b):
+            c.expect("game_start", game=gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        seen = [self.watch_until(w, ev, lambda s: any(
+            r["id"] == a.pid and r["score"] == 2 for r in s["standings"]))
+            for w in (wa, wb)]
+        self.assertEqual(seen[0]["standings"], seen[1]["standings"])
+        self.assertEqual(standing(seen[1], b.pid)["sheet"][0]["kind"],
+                         "loss")
 
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
