@@ -252,7 +252,9 @@ struct fwd {
     char gid[PROTO_KEY_MAX + 1];
     enum codec_kind kind; /* an envelope's */
     bool welcome; /* an attach of the session's hello: holds its welcome */
-    bool event;   /* a command for an event's director (events.c) */
+    /* a game's command, or an event's for its director (events.c):
+     * one this node has a copy of, or not */
+    enum { FWD_GAME, FWD_EVENT, FWD_EVENT_UNKNOWN } event;
     int tries;
     size_t len;
     char text[];
@@ -535,7 +537,7 @@ void adopt_no_host(struct cluster *c, struct fwd *f);
 int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
                         router_answer_fn *fn, void *arg);
 bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
-                           const char *text, size_t len);
+                           const char *text, size_t len, bool known);
 
 /* ---- lease.c: the lease ------------------------------------------------ */
 

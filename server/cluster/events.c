@@ -28,10 +28,9 @@ static void on_lease(void *arg, const struct bus_value *v, const char *err)
     long rc = err || !bus_is(v, BUS_INT) ? -1 : (long)v->integer;
 
     /* the director follows its commands' channel while it holds the
-     * lease (following twice is following once) */
-    if (rc == 1 && a->take)
-        cluster_follow(a->c, "cmd", a->eid, true);
-    else if (rc >= 0)
+     * lease (from the take's ask: a new event's first command may come
+     * right after its creation; following twice is following once) */
+    if (rc == 0 || (rc == 1 && !a->take))
         cluster_follow(a->c, "cmd", a->eid, false);
     if (rc == 0 && a->take)
         log_warn("event=cluster_event_lease_lost event=%s", a->eid);
@@ -55,6 +54,8 @@ int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
     snprintf(a->eid, sizeof a->eid, "%s", eid);
     snprintf(key, sizeof key, "event:{%s}:director", eid);
     snprintf(ms, sizeof ms, "%lld", (long long)(lease_ms > 0 ? lease_ms : 1));
+    if (a->take)
+        cluster_follow(c, "cmd", eid, true);
     if (cluster_eval(c, BUS_EVENT_LEASE, on_lease, a, 1,
                      (const char *[]){key}, 3,
                      (const char *[]){a->take ? "take" : "release", c->node,
@@ -66,14 +67,14 @@ int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
 }
 
 bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
-                           const char *text, size_t len)
+                           const char *text, size_t len, bool known)
 {
     struct cluster *c = ctx;
     struct fwd *f;
 
     if (!s->conn || !(f = edge_fwd_new(c, s, eid, CODEC_COMMAND, text, len)))
         return false;
-    f->event = true;
+    f->event = known ? FWD_EVENT : FWD_EVENT_UNKNOWN;
     edge_send(c, f);
     c->m.forwarded++;
     return true;

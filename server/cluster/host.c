@@ -505,8 +505,8 @@ static void event_command(struct cluster *c, const struct codec_msg *m)
     else
         hub_run(rs->s, &pm, m->body, m->len, cluster_now(c));
     if (rs->s->waiting && remote_follow(rs, EVENT_WAIT) == 1)
-        snprintf(c->event_waits[c->n_event_waits++],
-                 sizeof c->event_waits[0], "%s", rs->key);
+        snprintf(c->event_waits[c->n_event_waits++], sizeof c->event_waits[0],
+                 "%s", rs->key);
     else if (rs->games.n == 0)
         remote_free(c, rs);
     host_flush_soon(c);

@@ -118,9 +118,15 @@ static void event_free(struct event *e)
 static int journal(struct hub *h, struct event *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_arena(h->store, e->head.id, e->head.next_call,
-                                   line, wall);
+    uint64_t seq;
 
+    if (!tourney_directs(h, &e->head)) { /* (a cluster: not sure now) */
+        log_warn("event=arena_call_refused arena=%s why=no_lease",
+                 e->head.id);
+        return -1;
+    }
+    seq = store_put_arena(h->store, e->head.id, e->head.next_call, line,
+                          wall);
     if (!seq) {
         log_error("event=arena_journal_full arena=%s", e->head.id);
         return -1;
@@ -438,6 +444,12 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
         arena_presence(e->a, (int)i,
                        tourney_present(state(h), e->players[i].pid), wall);
     }
+    /* (in a cluster, a game another node hosts: its end is read) */
+    for (size_t i = 0; tourney_clustered(h) && i < e->running.cap; i++) {
+        const struct running *r = e->running.slots[i].value;
+        if (r && !table_get(&h->games, r->gid))
+            tourney_read_end(state(h), &e->head, r->gid, r->k);
+    }
     /* (no new game while the server shuts down) */
     if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
         (n = arena_pair(e->a, wall, &prs)) > 0) {
@@ -509,6 +521,9 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     e->head.next_call = 0;
+    /* (a cluster: a new id is nobody else's; its lease is taken below,
+     * before the first one runs out) */
+    e->head.lease_until = hub_now_ms(h) + TOURNEY_LEASE_MS * 2 / 3;
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -517,6 +532,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
     tourney_leased(d, &e->head); /* (in a cluster: its lease asked now) */
+    tourney_relay(d, &e->head, wall); /* (... and the other nodes told) */
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "arena_created", "arena",
                            event_summary(e, wall)),
@@ -530,6 +546,10 @@ static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
     struct event *e = EV(tourney_find(state(s->hub), m->event));
 
+    if (e && !tourney_directs(s->hub, &e->head)) { /* (its lease in doubt) */
+        hub_busy(s, &m->id);
+        return NULL;
+    }
     if (!e && !tourney_forward(state(s->hub), s, m))
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
                        &m->id);
@@ -726,8 +746,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
-    if (!tourney_find(d, m->event) && m->page == 0 &&
-        watch_remote(d, s, m))
+    if (!tourney_find(d, m->event) && m->page == 0 && watch_remote(d, s, m))
         return;
     if (!(e = event_of(s, m)))
         return;
@@ -959,6 +978,32 @@ static void free_event(struct tourney_event *e)
     event_free(EV(e));
 }
 
+/* e was taken over from a node that died or stopped: its games not over
+ * that this node hosts are arena games again (restore_game); the others
+ * are another node's: their ends are read (event_tick). */
+static void taken(struct hub *h, struct tourney_event *t)
+{
+    struct event *e = EV(t);
+
+    for (size_t g = 0; g < e->ng; g++) {
+        struct game *gm = arena_game(e->a, (int)g)->over
+                              ? NULL
+                              : table_get(&h->games, e->gids[g]);
+        if (gm)
+            restore_game(h, e, g, gm);
+    }
+}
+
+static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
+                       enum ending_result r, bool no_start, int plies,
+                       int to_move, int64_t at)
+{
+    struct event *e = EV(t);
+
+    if (k < e->ng && !arena_game(e->a, (int)k)->over)
+        report_end(h, e, k, r, no_start, plies, to_move, at);
+}
+
 static char *first_page(const struct tourney_event *e, int64_t wall)
 {
     return render_standings((const struct event *)e, wall, 0, NULL);
@@ -973,6 +1018,10 @@ static int init(struct hub *h)
         return -1;
     d->standings = first_page;
     d->tag = ARENA_TELL;
+    d->load = store_load_arena;
+    d->replay_row = replay_row;
+    d->taken = taken;
+    d->ended = read_ended;
     hub_module_set_state(h, &hub_arena_module, d);
     return 0;
 }
@@ -982,7 +1031,7 @@ bool hub_event_here(struct hub *h, const char *eid)
     struct tourney_director *d = state(h);
     struct tourney_event *e = d ? tourney_find(d, eid) : NULL;
 
-    return e && e->lease_until > 0 && !e->lease_lost;
+    return e && e->lease_until > 0 && tourney_directs(h, e);
 }
 
 /* An arena game's start (tourney_announce) on another node: p's

@@ -153,11 +153,13 @@ struct router_ops {
      * channel followed from then on), 0 another node's, -1 failed; or
      * -1 returned (fn never called). event_forward: s's command (text:
      * len bytes) to the director of event eid, whose answers reach s;
-     * false when it was not sent (s is answered busy). */
+     * with no director s is answered busy (known: the event is, its
+     * director changes) or no_such_event; false when it was not sent
+     * (s is answered busy). */
     int (*event_lease)(void *ctx, const char *eid, int64_t lease_ms,
                        router_answer_fn *fn, void *arg);
     bool (*event_forward)(void *ctx, struct session *s, const char *eid,
-                          const char *text, size_t len);
+                          const char *text, size_t len, bool known);
 };
 
 struct router {

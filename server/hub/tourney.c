@@ -132,12 +132,20 @@ int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
                        bool *no_start, int *plies, int *to_move,
                        int64_t *ended_ms)
 {
+    return tourney_stored_end_in(h->store, gid, r, no_start, plies, to_move,
+                                 ended_ms);
+}
+
+int tourney_stored_end_in(struct store *st, const char *gid,
+                          enum ending_result *r, bool *no_start, int *plies,
+                          int *to_move, int64_t *ended_ms)
+{
     struct store_game row;
     struct store_move *moves = NULL;
     size_t n = 0;
     int ended = 0;
 
-    if (store_get_game(h->store, gid, &row, &moves, &n, NULL) == 1 &&
+    if (store_get_game(st, gid, &row, &moves, &n, NULL) == 1 &&
         !strcmp(row.status, "ended") &&
         ending_result_find(row.result, r) == 0) {
         *no_start = !strcmp(row.reason, "no_start");
@@ -168,6 +176,7 @@ static void tick(void *arg)
             d->tick_event(d->hub, d->ev[i], wall);
             tourney_relay(d, d->ev[i], wall);
         }
+    open |= tourney_take_over(d);
     for (size_t i = 0; i < d->n;) /* (another node directs it now) */
         if (d->ev[i]->lease_lost) {
             d->free_event(d->ev[i]);
@@ -189,6 +198,7 @@ struct tourney_director *tourney_director_new(
         return NULL;
     d->hub = h;
     table_init(&d->presence);
+    table_init(&d->ending);
     d->tick_event = tick_event;
     d->free_event = free_event;
     if (!(d->tick = hub_alarm_new(h, tick, d))) {
@@ -207,6 +217,9 @@ void tourney_director_free(struct hub *h, struct tourney_director *d)
     free(d->ev);
     tourney_remote_free(d);
     tourney_presence_free(d);
+    for (size_t i = 0; i < d->ending.cap; i++)
+        free(d->ending.slots[i].value);
+    table_clear(&d->ending);
     hub_alarm_free(h, d->tick);
     if (d->asks) /* (a lease's answer comes later: it frees d) */
         d->dead = true;

@@ -37,7 +37,7 @@ struct tourney_event {
      * relayed_at. A copy of another node's event (director.remote):
      * node its director, text its last standings, heard then. */
     int64_t lease_until, relayed_at, heard;
-    bool lease_asked, lease_lost, relay;
+    bool lease_asked, lease_lost, relay, taking;
     char node[PROTO_KEY_MAX + 1];
     char *text;
 };
@@ -56,11 +56,22 @@ struct tourney_director {
      * the copies of the other nodes' events (heads only). */
     char *(*standings)(const struct tourney_event *e, int64_t wall);
     char tag;
+    /* A takeover: the journal's reader (store_load_arena), one row
+     * replayed (its ctx the hub), and the event rebuilt (its games
+     * found again). */
+    int (*load)(struct store *st, store_arena_fn fn, void *ctx);
+    store_arena_fn replay_row;
+    void (*taken)(struct hub *h, struct tourney_event *e);
+    /* A game's end read from the store (tourney_read_end). */
+    void (*ended)(struct hub *h, struct tourney_event *e, size_t k,
+                  enum ending_result r, bool no_start, int plies, int to_move,
+                  int64_t ended_ms);
+    struct table ending; /* gid -> its copy: an end's read in flight */
     struct tourney_event **remote;
     size_t nr, rcap;
     struct table presence; /* pid -> what the cluster said of it */
-    size_t asks; /* leases and presences asked, not answered yet */
-    bool dead;   /* freed: the last answer frees it */
+    size_t asks;           /* leases and presences asked, not answered yet */
+    bool dead;             /* freed: the last answer frees it */
 };
 
 /* A director ticking each of its events not finished every second with
@@ -138,6 +149,21 @@ bool tourney_may_create(struct session *s, const struct proto_msg *m,
 
 /* True when h is a node of a cluster. */
 bool tourney_clustered(const struct hub *h);
+/* True when this node may act on e now: a node alone, e finished, or
+ * e's lease surely lasts. */
+bool tourney_directs(const struct hub *h, const struct tourney_event *e);
+/* In a cluster, each tick: the copies of other nodes' events whose
+ * relay stopped for longer than a lease are taken over when their lease
+ * can be taken (rebuilt from the journal, off the loop). True while a
+ * copy is not finished (the tick goes on). */
+bool tourney_take_over(struct tourney_director *d);
+/* In a cluster: game gid (index k) of e is not in this node's memory
+ * (another node hosts it: adopted after a takeover, or handed over):
+ * its stored row is read off the loop, and d->ended is called once it
+ * has ended (e still here, the game not over). One read at a time per
+ * game. */
+void tourney_read_end(struct tourney_director *d, struct tourney_event *e,
+                      const char *gid, size_t k);
 /* In a cluster: asks for (or renews) e's lease; true while it surely
  * lasts (e may be directed now). A node alone: true. */
 bool tourney_leased(struct tourney_director *d, struct tourney_event *e);
@@ -152,9 +178,9 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
 /* The copy of another node's event id, or NULL. */
 struct tourney_event *tourney_remote(const struct tourney_director *d,
                                      const char *id);
-/* s's command m (the text the hub is running) for d's event m->event,
- * which another node directs: sent there (true), or false when no node
- * is known to direct it. */
+/* In a cluster, s's command m (the text the hub is running) for event
+ * m->event, which this node does not direct: sent to the node that does
+ * (true: it answers). False on a node alone. */
 bool tourney_forward(struct tourney_director *d, struct session *s,
                      const struct proto_msg *m);
 void tourney_remote_free(struct tourney_director *d);
@@ -182,9 +208,13 @@ void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq);
 
 /* How a game that is not in memory ended, from its stored row: 1 with
  * *r, *no_start, *plies, *to_move and *ended_ms set, or 0 when it has
- * not ended (or cannot be read). Reads at once: at start-up only. */
+ * not ended (or cannot be read). Reads at once: at start-up, or on the
+ * reader thread (tourney_read_end). */
 int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
                        bool *no_start, int *plies, int *to_move,
                        int64_t *ended_ms);
+int tourney_stored_end_in(struct store *st, const char *gid,
+                          enum ending_result *r, bool *no_start, int *plies,
+                          int *to_move, int64_t *ended_ms);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/reads.h"
 #include "lib/log.h"
 #include "strcopy.h"
 
@@ -64,15 +65,15 @@ bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
         a->d = d;
         a->asked = now;
         strcopy(a->id, sizeof a->id, e->id);
-        if (h->router.ops->event_lease(h->router.ctx, e->id,
-                                       TOURNEY_LEASE_MS, on_lease, a) < 0)
+        if (h->router.ops->event_lease(h->router.ctx, e->id, TOURNEY_LEASE_MS,
+                                       on_lease, a) < 0)
             free(a);
         else {
             e->lease_asked = true;
             d->asks++;
         }
     }
-    return e->lease_until > now;
+    return tourney_directs(h, e);
 }
 
 void tourney_relay(struct tourney_director *d, struct tourney_event *e,
@@ -170,6 +171,9 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
     free(e->text);
     e->text = text;
     e->heard = hub_now_ms(d->hub);
+    e->finished = strstr(text, "\"status\":\"finished\"") != NULL;
+    if (!e->finished) /* (its takeover, should its relay stop) */
+        tourney_arm(d->hub, d);
     if (e->nw)
         tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
 }
@@ -180,11 +184,11 @@ bool tourney_forward(struct tourney_director *d, struct session *s,
     struct hub *h = d->hub;
 
     /* (a command another node sent here is never sent on again) */
-    if (!s->conn || !h->router.ops->event_forward || !h->cur_text ||
-        !tourney_remote(d, m->event))
+    if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
         return false;
-    if (!h->router.ops->event_forward(h->router.ctx, s, m->event,
-                                      h->cur_text, h->cur_len))
+    if (!h->router.ops->event_forward(h->router.ctx, s, m->event, h->cur_text,
+                                      h->cur_len,
+                                      tourney_remote(d, m->event) != NULL))
         hub_busy(s, &m->id);
     return true;
 }
@@ -261,4 +265,235 @@ void tourney_presence_free(struct tourney_director *d)
             free(p); /* (one asked is freed by its answer) */
     }
     table_clear(&d->presence);
+}
+
+bool tourney_directs(const struct hub *h, const struct tourney_event *e)
+{
+    return !tourney_clustered(h) || e->finished ||
+           (e->lease_until > hub_now_ms((struct hub *)h) && !e->lease_lost);
+}
+
+/* ---- takeover ----------------------------------------------------------- */
+
+/* A takeover's read of the journal: the rows of event id. */
+struct takeover {
+    struct hub_read r;
+    struct tourney_director *d;
+    int (*load)(struct store *st, store_arena_fn fn, void *ctx);
+    char id[PROTO_KEY_MAX + 1];
+    int64_t asked; /* the lease's take was asked then (hub_now_ms) */
+    char **lines;
+    int64_t *seqs;
+    size_t n, cap, scap;
+    bool failed;
+};
+
+static void collect(void *ctx, const char *id, int64_t seq, const char *line)
+{
+    struct takeover *t = ctx;
+    char *copy;
+
+    if (strcmp(id, t->id) != 0 || t->failed)
+        return;
+    if (tourney_grow((void **)&t->lines, &t->cap, t->n, sizeof *t->lines) ||
+        tourney_grow((void **)&t->seqs, &t->scap, t->n, sizeof *t->seqs) ||
+        !(copy = strdup(line))) {
+        t->failed = true;
+        return;
+    }
+    t->seqs[t->n] = seq;
+    t->lines[t->n++] = copy;
+}
+
+/* (the reader thread) */
+static int takeover_run(struct store *st, struct hub_read *r)
+{
+    struct takeover *t = (struct takeover *)r;
+
+    return t->load(st, collect, t) < 0 || t->failed ? -1 : 0;
+}
+
+static void takeover_clear(struct hub_read *r)
+{
+    struct takeover *t = (struct takeover *)r;
+
+    for (size_t i = 0; i < t->n; i++)
+        free(t->lines[i]);
+    free(t->lines);
+    free(t->seqs);
+}
+
+/* The copy's watchers here watch e from now on; the copy goes. */
+static void copy_replaced(struct tourney_director *d, struct tourney_event *e)
+{
+    for (size_t i = 0; i < d->nr; i++) {
+        struct tourney_event *r = d->remote[i];
+        if (strcmp(r->id, e->id) != 0)
+            continue;
+        for (size_t j = 0; j < r->nw; j++)
+            if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
+                             sizeof *e->watchers) == 0 &&
+                tourney_grow((void **)&e->pages, &e->pgcap, e->nw,
+                             sizeof *e->pages) == 0) {
+                e->pages[e->nw] = r->pages[j];
+                e->watchers[e->nw++] = r->watchers[j];
+            }
+        remote_drop(d, i);
+        return;
+    }
+}
+
+static void takeover_answer(struct hub_read *r, int rc)
+{
+    struct takeover *t = (struct takeover *)r;
+    struct tourney_director *d = t->d;
+    struct tourney_event *copy = tourney_remote(d, t->id), *e;
+
+    if (copy)
+        copy->taking = false;
+    if (rc < 0 || !t->n || tourney_find(d, t->id)) {
+        log_error("event=tourney_takeover_failed event=%s rows=%zu", t->id,
+                  t->n);
+        return; /* (its lease lapses: taken again) */
+    }
+    for (size_t i = 0; i < t->n; i++)
+        d->replay_row(d->hub, t->id, t->seqs[i], t->lines[i]);
+    if (!(e = tourney_find(d, t->id)))
+        return;
+    e->lease_until = t->asked + TOURNEY_LEASE_MS * 2 / 3;
+    e->dirty = e->relay = true;
+    copy_replaced(d, e);
+    d->taken(d->hub, e);
+    log_info("event=tourney_taken_over event=%s calls=%zu", t->id, t->n);
+    tourney_arm(d->hub, d);
+}
+
+/* The take of a copy's lease answered: 1, its journal is read. */
+static void on_take(void *arg, long rc, const char *text, size_t len)
+{
+    struct lease_ask *a = arg;
+    struct tourney_director *d = a->d;
+    struct tourney_event *copy;
+    struct takeover *t;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) {
+        if (!d->asks)
+            free(d);
+        free(a);
+        return;
+    }
+    copy = tourney_remote(d, a->id);
+    if (copy)
+        copy->taking = false;
+    if (copy && rc == 0) /* (another node has it: its relay comes) */
+        copy->heard = hub_now_ms(d->hub);
+    if (copy && rc == 1 && (t = calloc(1, sizeof *t)) != NULL) {
+        t->d = d;
+        t->load = d->load;
+        t->asked = a->asked;
+        strcopy(t->id, sizeof t->id, a->id);
+        t->r.run = takeover_run;
+        t->r.answer = takeover_answer;
+        t->r.clear = takeover_clear;
+        copy->taking = hub_read_submit(d->hub, &t->r, NULL, NULL) == 0;
+    }
+    free(a);
+}
+
+bool tourney_take_over(struct tourney_director *d)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    bool open = false;
+
+    if (!tourney_clustered(h))
+        return false;
+    for (size_t i = 0; i < d->nr; i++) {
+        struct tourney_event *r = d->remote[i];
+        struct lease_ask *a;
+        if (r->finished)
+            continue;
+        open = true;
+        if (r->taking ||
+            now - r->heard < TOURNEY_LEASE_MS + TOURNEY_RELAY_MS ||
+            !(a = calloc(1, sizeof *a)))
+            continue;
+        a->d = d;
+        a->asked = now;
+        strcopy(a->id, sizeof a->id, r->id);
+        if (h->router.ops->event_lease(h->router.ctx, r->id, TOURNEY_LEASE_MS,
+                                       on_take, a) < 0) {
+            free(a);
+            continue;
+        }
+        r->taking = true;
+        d->asks++;
+    }
+    return open;
+}
+
+/* ---- the ends of games hosted elsewhere --------------------------------- */
+
+struct end_read {
+    struct hub_read r;
+    struct tourney_director *d;
+    char id[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
+    size_t k;
+    int ended; /* 1: the rest is set */
+    enum ending_result result;
+    bool no_start;
+    int plies, to_move;
+    int64_t ended_ms;
+};
+
+/* (the reader thread) */
+static int end_run(struct store *st, struct hub_read *r)
+{
+    struct end_read *q = (struct end_read *)r;
+
+    q->ended = tourney_stored_end_in(st, q->gid, &q->result, &q->no_start,
+                                     &q->plies, &q->to_move, &q->ended_ms);
+    return 0;
+}
+
+static void end_answer(struct hub_read *r, int rc)
+{
+    struct end_read *q = (struct end_read *)r;
+    struct tourney_director *d = q->d;
+    struct tourney_event *e = tourney_find(d, q->id);
+
+    free(table_del(&d->ending, q->gid));
+    if (rc == 0 && q->ended == 1 && e && tourney_directs(d->hub, e))
+        d->ended(d->hub, e, q->k, q->result, q->no_start, q->plies,
+                 q->to_move, q->ended_ms);
+}
+
+void tourney_read_end(struct tourney_director *d, struct tourney_event *e,
+                      const char *gid, size_t k)
+{
+    struct end_read *q;
+    char *key;
+
+    if (!tourney_clustered(d->hub) || table_get(&d->ending, gid) ||
+        !(key = strdup(gid)))
+        return;
+    if (table_put(&d->ending, key, key) < 0) {
+        free(key);
+        return;
+    }
+    if (!(q = calloc(1, sizeof *q))) {
+        free(table_del(&d->ending, gid));
+        return;
+    }
+    q->d = d;
+    q->k = k;
+    strcopy(q->id, sizeof q->id, e->id);
+    strcopy(q->gid, sizeof q->gid, gid);
+    q->r.run = end_run;
+    q->r.answer = end_answer;
+    if (hub_read_submit(d->hub, &q->r, NULL, NULL) < 0)
+        free(table_del(&d->ending, gid)); /* (q freed by the submit) */
 }

@@ -361,6 +361,48 @@ class ClusterArenaTest(FreshServerTest):
         self.assertEqual(standing(seen[1], b.pid)["sheet"][0]["kind"],
                          "loss")
 
+    def test_the_director_killed_another_node_directs_on(self):
+        """kill -9 of the node that directs an arena: when its lease
+        lapses another node takes the event over from the journal (the
+        same standings on both nodes' watchers), learns the end of the
+        game the dead node hosted (adopted by another node) from the
+        store, and pairs on."""
+        srv = self.server(OPEN, nodes=3)
+        srv.pin(0)
+        org = self.client(srv)
+        srv.pin(1)
+        a, wa = self.client(srv), self.client(srv)
+        srv.pin(2)
+        b, wb = self.client(srv), self.client(srv)
+        ev = create(org)
+        for c in (a, b):
+            # (sent on to node 0: its relay may not have reached 1 and 2)
+            self.assertEqual(c.request({"t": "arena_join", "event": ev},
+                                       "arena_joined")["event"], ev)
+        gid = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        gid2 = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid2)
+        for w in (wa, wb):
+            w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        before = self.watch_until(wa, ev, lambda s: standing(
+            s, a.pid)["score"] == 2 and standing(s, a.pid)["game"] == gid2)
+        srv.nodes[0].kill()
+        after = [self.watch_until(w, ev, lambda s: s["standings"] ==
+                                  before["standings"]) for w in (wa, wb)]
+        self.assertEqual(after[0]["standings"], after[1]["standings"])
+        self.assertIn("event=tourney_taken_over event=" + ev,
+                      srv.nodes[1].log_text() + srv.nodes[2].log_text())
+        a.send({"t": "resign", "game": gid2})  # (its game on node 1 or 2)
+        b.expect("game_end", timeout=20, game=gid2)
+        seen = [self.watch_until(w, ev, lambda s: standing(
+            s, b.pid)["score"] == 2) for w in (wa, wb)]
+        self.assertEqual(seen[0]["standings"], seen[1]["standings"])
+        gid3 = a.expect("arena_game", timeout=20, event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid3)
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
