@@ -723,7 +723,7 @@ static bool watch_remote(struct tourney_director *d, struct session *s,
     json_t *o = r && r->text ? json_loads(r->text, 0, NULL) : NULL;
     char *text = tourney_finish(o, &m->id);
 
-    if (!r)
+    if (!r || !r->text) /* (not heard of yet: sent to its director) */
         return false;
     if (!text || tourney_watch(d, r, s, 0) < 0) {
         free(text);
@@ -1024,6 +1024,30 @@ static int init(struct hub *h)
     d->ended = read_ended;
     hub_module_set_state(h, &hub_arena_module, d);
     return 0;
+}
+
+/* A journal row at a node of a cluster's start: an event whose end (as
+ * created: an organiser only moves it earlier) is less than an hour
+ * ago is known (its games may still run). */
+static void known_row(void *ctx, const char *id, int64_t seq,
+                      const char *line)
+{
+    struct hub *h = ctx;
+    int base, inc;
+    int64_t start, end;
+
+    if (seq == 0 &&
+        sscanf(line, "new %d %d %" SCNd64 " %" SCNd64, &base, &inc, &start,
+               &end) == 4 &&
+        end + ARENA_KNOWN_AFTER_MS > hub_wall_ms(h) && proto_key_valid(id))
+        tourney_known(state(h), id);
+}
+
+int hub_tourney_known(struct hub *h)
+{
+    if (!state(h) || !tourney_clustered(h))
+        return 0;
+    return store_load_arena(h->store, known_row, h);
 }
 
 bool hub_event_here(struct hub *h, const char *eid)

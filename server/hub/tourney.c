@@ -175,10 +175,13 @@ static void tick(void *arg)
                 continue;
             d->tick_event(d->hub, d->ev[i], wall);
             tourney_relay(d, d->ev[i], wall);
+            if (d->ev[i]->finished)
+                tourney_release(d, d->ev[i]);
         }
     open |= tourney_take_over(d);
     for (size_t i = 0; i < d->n;) /* (another node directs it now) */
         if (d->ev[i]->lease_lost) {
+            tourney_to_copy(d, d->ev[i]);
             d->free_event(d->ev[i]);
             memmove(&d->ev[i], &d->ev[i + 1], (--d->n - i) * sizeof *d->ev);
         } else

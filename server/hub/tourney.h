@@ -167,6 +167,9 @@ void tourney_read_end(struct tourney_director *d, struct tourney_event *e,
 /* In a cluster: asks for (or renews) e's lease; true while it surely
  * lasts (e may be directed now). A node alone: true. */
 bool tourney_leased(struct tourney_director *d, struct tourney_event *e);
+/* In a cluster: e finished, its lease goes (its commands' channel too:
+ * the other nodes' copies answer for an event over). */
+void tourney_release(struct tourney_director *d, struct tourney_event *e);
 /* In a cluster: e's standings to every other node when they changed or
  * every TOURNEY_RELAY_MS. */
 void tourney_relay(struct tourney_director *d, struct tourney_event *e,
@@ -184,6 +187,12 @@ struct tourney_event *tourney_remote(const struct tourney_director *d,
 bool tourney_forward(struct tourney_director *d, struct session *s,
                      const struct proto_msg *m);
 void tourney_remote_free(struct tourney_director *d);
+/* A node of a cluster at start: event id of the journal is known here,
+ * not heard of for long (taken over unless a node directs it). */
+void tourney_known(struct tourney_director *d, const char *id);
+/* e's lease was lost: it goes (the caller frees it); its watchers here
+ * watch a copy of it, which the new director's relay fills. */
+void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
 /* True when player pid is connected (to any node of a cluster: the
  * answer of the tick before) and in no game of this node. */
 bool tourney_present(struct tourney_director *d, const char *pid);

@@ -23,6 +23,7 @@ struct lease_ask {
     struct tourney_director *d;
     char id[PROTO_KEY_MAX + 1];
     int64_t asked;
+    bool release; /* a release's, not a take's */
 };
 
 static void on_lease(void *arg, long rc, const char *text, size_t len)
@@ -40,7 +41,7 @@ static void on_lease(void *arg, long rc, const char *text, size_t len)
         free(a);
         return;
     }
-    if ((e = tourney_find(d, a->id)) != NULL) {
+    if (!a->release && (e = tourney_find(d, a->id)) != NULL) {
         e->lease_asked = false;
         /* it surely lasts a third less than asked (the answer's trip) */
         if (rc == 1)
@@ -51,6 +52,22 @@ static void on_lease(void *arg, long rc, const char *text, size_t len)
         }
     }
     free(a);
+}
+
+void tourney_release(struct tourney_director *d, struct tourney_event *e)
+{
+    struct hub *h = d->hub;
+    struct lease_ask *a;
+
+    if (!tourney_clustered(h) || !(a = calloc(1, sizeof *a)))
+        return;
+    a->d = d;
+    a->release = true;
+    strcopy(a->id, sizeof a->id, e->id);
+    if (h->router.ops->event_lease(h->router.ctx, e->id, 0, on_lease, a) < 0)
+        free(a);
+    else
+        d->asks++;
 }
 
 bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
@@ -178,17 +195,53 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
         tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
 }
 
+void tourney_known(struct tourney_director *d, const char *id)
+{
+    struct tourney_event *e;
+
+    if (tourney_find(d, id) || tourney_remote(d, id) ||
+        !(e = remote_new(d, id)))
+        return;
+    e->heard = hub_now_ms(d->hub) - TOURNEY_LEASE_MS - TOURNEY_RELAY_MS;
+    tourney_arm(d->hub, d);
+}
+
+void tourney_to_copy(struct tourney_director *d, struct tourney_event *e)
+{
+    struct tourney_event *r = tourney_remote(d, e->id);
+
+    if (!r && !(r = remote_new(d, e->id)))
+        return;
+    r->heard = hub_now_ms(d->hub);
+    free(r->watchers);
+    free(r->pages);
+    r->watchers = e->watchers;
+    r->pages = e->pages;
+    r->nw = e->nw;
+    r->wcap = e->wcap;
+    r->pgcap = e->pgcap;
+    e->watchers = NULL;
+    e->pages = NULL;
+    e->nw = e->wcap = e->pgcap = 0;
+}
+
 bool tourney_forward(struct tourney_director *d, struct session *s,
                      const struct proto_msg *m)
 {
     struct hub *h = d->hub;
 
     /* (a command another node sent here is never sent on again) */
+    const struct tourney_event *r = tourney_remote(d, m->event);
+
     if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
         return false;
+    if (r && r->finished && m->type != PROTO_T_ARENA_WATCH) {
+        /* (its director may be gone: an event over changes no more) */
+        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return true;
+    }
     if (!h->router.ops->event_forward(h->router.ctx, s, m->event, h->cur_text,
-                                      h->cur_len,
-                                      tourney_remote(d, m->event) != NULL))
+                                      h->cur_len, r != NULL))
         hub_busy(s, &m->id);
     return true;
 }
