@@ -979,8 +979,9 @@ static void free_event(struct tourney_event *e)
 }
 
 /* e was taken over from a node that died or stopped: its games not over
- * that this node hosts are arena games again (restore_game); the others
- * are another node's: their ends are read (event_tick). */
+ * that this node holds are arena games again (restore_game), and those
+ * that ended here meanwhile are scored, as hub_arena_restore does; the
+ * others are another node's: their ends are read (event_tick). */
 static void taken(struct hub *h, struct tourney_event *t)
 {
     struct event *e = EV(t);
@@ -989,8 +990,13 @@ static void taken(struct hub *h, struct tourney_event *t)
         struct game *gm = arena_game(e->a, (int)g)->over
                               ? NULL
                               : table_get(&h->games, e->gids[g]);
-        if (gm)
-            restore_game(h, e, g, gm);
+        if (!gm)
+            continue;
+        restore_game(h, e, g, gm);
+        if (game_status(gm) == GAME_ENDED)
+            report_end(h, e, g, game_result(gm),
+                       game_ending(gm) == ENDING_NO_START, game_ply(gm),
+                       game_side_to_move(gm), hub_wall_ms(h));
     }
 }
 
