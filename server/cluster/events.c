@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
-
 struct lease_ask {
     struct cluster *c;
     char eid[PROTO_KEY_MAX + 1];
@@ -32,8 +30,6 @@ static void on_lease(void *arg, const struct bus_value *v, const char *err)
      * right after its creation; following twice is following once) */
     if (rc == 0 || (rc == 1 && !a->take))
         cluster_follow(a->c, "cmd", a->eid, false);
-    if (rc == 0 && a->take)
-        log_warn("event=cluster_event_lease_lost event=%s", a->eid);
     a->fn(a->arg, rc, NULL, 0);
     free(a);
 }

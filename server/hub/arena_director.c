@@ -750,8 +750,11 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         return;
     if (!(e = event_of(s, m)))
         return;
+    /* (another node's connection, sent on here: answered, not kept as
+     * a watcher, since its remote session goes when the command has
+     * run; its node's relay pushes the first page) */
     if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page, &m->id)) ||
-        tourney_watch(d, &e->head, s, m->page) < 0) {
+        (s->conn && tourney_watch(d, &e->head, s, m->page) < 0)) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;

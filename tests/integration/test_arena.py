@@ -425,6 +425,43 @@ class ClusterArenaTest(FreshServerTest):
         gid3 = a.expect("arena_game", timeout=20, event=ev)["game"]
         self.assertEqual(b.expect("arena_game", event=ev)["game"], gid3)
 
+    def test_a_whole_cluster_killed_an_arena_goes_on(self):
+        """Every node killed and started again: a node takes over the
+        arena nobody directs (known from the journal at its start), with
+        its players and scores, and pairs them again."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org, a = self.client(srv), self.client(srv)
+        srv.pin(1)
+        b = self.client(srv)
+        ev = create(org)
+        for c in (a, b):
+            c.request({"t": "arena_join", "event": ev}, "arena_joined")
+        gid = a.expect("arena_game", event=ev)["game"]
+        b.expect("arena_game", event=ev, game=gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        for n in srv.nodes:
+            n.kill()
+        for i in range(2):
+            srv.restart_node(i)
+        srv.pin(1)
+        a2, b2, w = (self.client(srv, token=a.token),
+                     self.client(srv, token=b.token), self.client(srv))
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                st = w.request({"t": "arena_watch", "event": ev},
+                               "arena_standings")
+                break
+            except AssertionError:  # (busy, or not known yet)
+                self.assertLess(time.monotonic(), deadline, "not taken")
+                time.sleep(0.3)
+        self.assertEqual(standing(st, a.pid)["score"], 2)
+        self.assertEqual(standing(st, b.pid)["score"], 0)
+        gid2 = a2.expect("arena_game", timeout=20, event=ev)["game"]
+        b2.expect("arena_game", event=ev, game=gid2)
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
