@@ -595,6 +595,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
     (void)now;
     if (!e || hub_playban_refused(s, &m->id))
         return;
+    /* another node's player (a cluster): its facts (ratings, games) are
+     * read here first, then the join runs again */
+    if (!s->conn && !hub_facts_want(s, m, NULL, 0, 0))
+        return;
     p = entrant_of(e, s->player->pid);
     if (p >= 0) {
         struct arena_standing st;
@@ -1075,13 +1079,15 @@ static void told(struct hub *h, struct player *p, const char *payload,
     char *text = malloc(len + 1);
     struct msgbuf *b;
 
+    (void)h;
     (void)now;
     if (!text)
         return;
     memcpy(text, payload, len);
     text[len] = '\0';
-    if ((b = msgbuf_take(text)) != NULL) {
-        hub_env_send(h, &p->fan, b, 0);
+    if ((b = msgbuf_take(text)) != NULL) { /* (its own connections) */
+        for (size_t i = 0; i < p->nconns; i++)
+            hub_session_send(p->conns[i], b, 0);
         msgbuf_unref(b);
     }
 }

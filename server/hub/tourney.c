@@ -118,12 +118,17 @@ void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq)
     b = msgbuf_take(tourney_finish(o, NULL));
     for (int side = 0; b && side < 2; side++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, side));
-        if (p)
+        if (p && !tourney_clustered(h))
             hub_env_send(h, &p->fan, b, seq);
-        /* (in a cluster, its connections on other nodes: told) */
-        if (tourney_clustered(h))
-            h->router.ops->tell(h->router.ctx, game_seat_pid(g, side),
-                                ARENA_TELL, b->data, b->len, seq);
+        if (!tourney_clustered(h))
+            continue;
+        /* in a cluster, each node's own connections of the player: here
+         * (not the fan: it reaches the other nodes' mirrored here too),
+         * and elsewhere told */
+        for (size_t i = 0; p && i < p->nconns; i++)
+            hub_session_send(p->conns[i], b, seq);
+        h->router.ops->tell(h->router.ctx, game_seat_pid(g, side), ARENA_TELL,
+                            b->data, b->len, seq);
     }
     msgbuf_unref(b);
 }

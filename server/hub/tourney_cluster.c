@@ -171,6 +171,7 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
     char id[PROTO_KEY_MAX + 1];
     struct tourney_event *e;
     char *text;
+    bool same;
 
     if (!nl || nl - payload > PROTO_KEY_MAX)
         return;
@@ -185,13 +186,14 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
         return;
     memcpy(text, nl + 1, len);
     text[len] = '\0';
+    same = e->text && !strcmp(e->text, text); /* (a heartbeat) */
     free(e->text);
     e->text = text;
     e->heard = hub_now_ms(d->hub);
     e->finished = strstr(text, "\"status\":\"finished\"") != NULL;
     if (!e->finished) /* (its takeover, should its relay stop) */
         tourney_arm(d->hub, d);
-    if (e->nw)
+    if (e->nw && !same) /* (the watchers here: changed standings) */
         tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
 }
 
