@@ -87,6 +87,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_PAIRING] = "pairing",
     [PROTO_REMOVED] = "removed",
     [PROTO_BAD_PAIRINGS] = "bad_pairings",
+    [PROTO_DRAW_TOO_EARLY] = "draw_too_early",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -83,7 +83,7 @@ enum proto_code {
     PROTO_PAUSED,            /* arena_join: a withdrawal's pause runs */
     PROTO_EVENTS_FULL,       /* arena_create: the server's cap */
     PROTO_BERSERK_REFUSED,   /* berserk: not now, not here (msg: why) */
-    PROTO_CONDITION_NOT_MET, /* arena_join: an entry condition (msg) */
+    PROTO_CONDITION_NOT_MET, /* arena_, swiss_join: a condition (msg) */
     PROTO_NO_TOURNAMENTS,    /* arena_create: creation is off here */
     PROTO_CHAT_NOT_ALLOWED,  /* chat: a guest, chat off, not watching */
     PROTO_MUTED,             /* chat: muted after a flood, until ... */
@@ -100,6 +100,8 @@ enum proto_code {
     PROTO_REMOVED,          /* swiss_join: the organiser removed him */
     PROTO_BAD_PAIRINGS,     /* swiss_pair, swiss_forbid: refused */
     PROTO_ACCOUNT_CLOSED,   /* login, hello: closed by a moderator */
+    PROTO_DRAW_TOO_EARLY,   /* draw_offer, draw_accept: a Swiss game
+                               before move 30 */
     PROTO_CODE_COUNT
 };
 
@@ -242,17 +244,18 @@ enum proto_color { PROTO_RANDOM = 0, PROTO_WHITE, PROTO_BLACK };
  * a week. */
 #define PROTO_ARENA_DURATION_MAX (24 * 3600)
 #define PROTO_ARENA_START_IN_MAX (7 * 24 * 3600)
-/* arena_watch's page: PROTO_STANDINGS_PAGE rows each, at most
- * PROTO_STANDINGS_PAGES pages (an arena's 2,000 players). */
+/* arena_watch's and swiss_watch's page: PROTO_STANDINGS_PAGE rows each,
+ * at most PROTO_STANDINGS_PAGES pages (a Swiss's 5,000 players:
+ * operator.md's swiss_players at most). */
 #define PROTO_STANDINGS_PAGE 10
-#define PROTO_STANDINGS_PAGES 200
+#define PROTO_STANDINGS_PAGES 500
 /* arena_create's "conditions": a rated-games minimum up to this, a
  * password of 1 to PROTO_ENTRY_PASSWORD_MAX of A-Z a-z 0-9 _ -. */
 #define PROTO_ENTRY_GAMES_MAX 10000
 #define PROTO_ENTRY_PASSWORD_MAX 32
 
-/* arena_create's entry conditions (PROTOCOL.md "Entry conditions"): 0 or
- * "" where absent. */
+/* arena_create's and swiss_create's entry conditions (PROTOCOL.md
+ * "Entry conditions"): 0 or "" where absent. */
 struct proto_entry {
     int rating_min, rating_max; /* 0: no bound */
     int rated_games_min;
@@ -367,9 +370,10 @@ struct proto_msg {
     int start_in_s;                /* arena_create: 0 when absent;
                                       swiss_create: -1 (manual start) */
     int rounds, interval_s;        /* swiss_create (interval 0 absent) */
-    int page;                      /* arena_watch: 1 up (0 absent) */
+    int page;                      /* arena_watch, swiss_watch: 1 up
+                                      (0 absent) */
     bool no_berserk;               /* arena_create: "berserk":false */
-    struct proto_entry entry;      /* arena_create: "conditions" */
+    struct proto_entry entry;      /* arena_, swiss_create: "conditions" */
     enum proto_room room;          /* chat */
     int action;    /* mod_action: enum proto_mod_action; its reason (close:
                    the reports' reason, -1 when absent) is m->reason;

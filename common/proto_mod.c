@@ -5,6 +5,7 @@
  */
 #include <jansson.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "proto.h"
 #include "proto_internal.h"
@@ -74,14 +75,23 @@ char *proto_render_mod_player(const char *pid, const char *name,
 {
     json_t *c = json_array(), *a = json_array();
 
-    for (size_t i = 0; c && i < nc; i++)
-        if (json_array_append_new(
-                c, json_pack("{s:s,s:s,s:s,s:I}", "game", chat[i].game,
-                             "room", chat[i].room, "text", chat[i].text, "at",
-                             (json_int_t)chat[i].at_ms)) < 0) {
+    for (size_t i = 0; c && i < nc; i++) {
+        /* a game's room by game, an event's by event, the lobby's alone */
+        const char *key = !strcmp(chat[i].room, "lobby")   ? NULL
+                          : !strcmp(chat[i].room, "event") ? "event"
+                                                           : "game";
+        json_t *e = json_pack("{s:s,s:s,s:I}", "room", chat[i].room, "text",
+                              chat[i].text, "at", (json_int_t)chat[i].at_ms);
+        if (e && key &&
+            json_object_set_new(e, key, json_string(chat[i].game)) < 0) {
+            json_decref(e);
+            e = NULL;
+        }
+        if (json_array_append_new(c, e) < 0) {
             json_decref(c);
             c = NULL;
         }
+    }
     for (size_t i = 0; a && i < na; i++) {
         json_t *e = json_pack(
             "{s:s,s:s,s:s,s:o,s:I}", "action", acts[i].action, "by",

@@ -137,12 +137,12 @@ static const struct {
                         F_TO | F_REASON | F_TEXT},
     [PROTO_T_SWISS_CREATE] = {"swiss_create",
                               F_NAME | F_CLOCK | F_ROUNDS | F_INTERVAL |
-                                  F_START_IN,
+                                  F_START_IN | F_CONDITIONS,
                               F_NAME | F_CLOCK | F_ROUNDS},
-    [PROTO_T_SWISS_JOIN] = {"swiss_join", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_JOIN] = {"swiss_join", F_EVENT | F_PASSWORD, F_EVENT},
     [PROTO_T_SWISS_WITHDRAW] = {"swiss_withdraw", F_EVENT, F_EVENT},
     [PROTO_T_SWISS_LIST] = {"swiss_list", 0, 0},
-    [PROTO_T_SWISS_WATCH] = {"swiss_watch", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_WATCH] = {"swiss_watch", F_EVENT | F_PAGE, F_EVENT},
     [PROTO_T_SWISS_UNWATCH] = {"swiss_unwatch", 0, 0},
     [PROTO_T_SWISS_START] = {"swiss_start", F_EVENT, F_EVENT},
     [PROTO_T_SWISS_TRF] = {"swiss_trf", F_EVENT, F_EVENT},
@@ -166,8 +166,9 @@ static const struct {
     [PROTO_T_MOD_GAME] = {"mod_game", F_GAME | F_RESULT | F_TEXT,
                           F_GAME | F_RESULT | F_TEXT},
     [PROTO_T_MOD_CHAT_DELETE] = {"mod_chat_delete",
-                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT,
-                                 F_GAME | F_ROOM | F_TO | F_AT | F_TEXT},
+                                 F_GAME | F_EVENT | F_ROOM | F_TO | F_AT |
+                                     F_TEXT,
+                                 F_ROOM | F_TO | F_AT | F_TEXT},
 };
 
 static const struct {
@@ -797,7 +798,7 @@ static int entry_int(json_t *c, const char *key, int lo, int hi, int *out,
     return 0;
 }
 
-/* berserk, conditions (arena_create's). */
+/* berserk (arena_create's), conditions (arena_create's, swiss_create's). */
 static int parse_entry_fields(json_t *root, struct proto_msg *m,
                               field_set present, struct proto_error *e)
 {

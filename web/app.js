@@ -449,6 +449,10 @@ function onMessage(msg) {
     case 'arena_game':
         withArena((a) => a.onGame(msg));
         break;
+    case 'arena_joined':
+    case 'arena_withdrawn':
+        withArena((a) => a.onJoined(msg));
+        break;
     case 'playban':
         lobby.onPlayban(msg);
         break;
@@ -456,6 +460,8 @@ function onMessage(msg) {
     case 'swiss_created':
     case 'swiss_standings':
     case 'swiss_game':
+    case 'swiss_joined':
+    case 'swiss_withdrawn':
         withArena((a) => a.onSwiss(msg));
         break;
     case 'mod_reports':

@@ -1,7 +1,10 @@
 // arena.js - arena tournaments (PROTOCOL.md "Arena tournaments"): the
-// Tournaments page (/tournaments: the events, open, running and finished,
-// and a form to create one) and an event's page (/t/EID: join or
-// withdraw, and the standings the server pushes while the page is open).
+// Tournaments page (/tournaments: the events, starting soon, playing now
+// and finished, and a form to create one) and an event's page (/t/EID:
+// a countdown, join or withdraw, and the standings the server pushes
+// while the page is open, by page of 10: only the page shown is
+// watched, so 5,000 watchers cost one render per page watched; the
+// podium once finished).
 // A game of an event shows the event's name with a link back (the
 // game page's #game-arena, from the server's arena_game). Swiss events
 // (swiss.js, loaded with the page) list beside them; their page is
@@ -10,6 +13,8 @@
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
+
+const PAGE_ROWS = 10; /* a standings page's players (PROTOCOL.md) */
 
 const STATUS = { open: 'Starts soon', running: 'Running',
                  ending: 'Finishing its last games', finished: 'Finished' };
@@ -47,8 +52,115 @@ export function field(id, label, attrs) {
     return p;
 }
 
+// events as lichess's Tournaments page lists them: Starting soon,
+// Playing now, Finished, each a heading (tag: h2, h3) and a list of
+// links (ids PREFIX-open, -running, -finished); item(e) is [href, what].
+export function eventGroups(prefix, tag, events, item) {
+    const groups = [['open', 'Starting soon', ['open']],
+                    ['running', 'Playing now', ['running', 'ending']],
+                    ['finished', 'Finished', ['finished']]];
+    const parts = [];
+    for (const [key, title, statuses] of groups) {
+        const some = events.filter((e) => statuses.includes(e.status));
+        if (!some.length)
+            continue;
+        const h = el(tag, null, title);
+        h.id = `${prefix}-${key}-title`;
+        const ul = el('ul', 'arena-events');
+        ul.id = `${prefix}-${key}`;
+        ul.setAttribute('aria-labelledby', h.id);
+        for (const e of some) {
+            const [href, what] = item(e);
+            const a = el('a', null, e.name);
+            a.href = href;
+            const li = el('li');
+            li.append(a, el('span', 'arena-meta', ` ${what}`));
+            ul.append(li);
+        }
+        parts.push(h, ul);
+    }
+    return parts;
+}
+
+// The page of rank r (1 up).
+export function pageOf(r) {
+    return Math.ceil(r / PAGE_ROWS);
+}
+
+// msg as page `page` of it when it has no pages (the best 200 of a
+// server, or a cluster's copy of an event, that does not page): its
+// rows sliced, "page" and "pages" set.
+export function pageOfList(msg, page) {
+    if (msg.page !== undefined)
+        return msg;
+    const pages = Math.max(1, Math.ceil(msg.standings.length / PAGE_ROWS));
+    return { ...msg, page, pages, standings: msg.standings.slice(
+        (page - 1) * PAGE_ROWS, page * PAGE_ROWS) };
+}
+
+// A standings' pager (ids PREFIX-page-*): the first, previous, next and
+// last pages of msg's (PROTOCOL.md "arena_watch"), and "My page" (mine:
+// its number, null: none); watch(P) asks for page P.
+export function pager(prefix, msg, mine, watch) {
+    const nav = el('nav', 'arena-pager');
+    nav.setAttribute('aria-label', 'Standings pages');
+    const go = (id, text, label, page) => {
+        const b = el('button', null, text);
+        b.type = 'button';
+        b.id = `${prefix}-page-${id}`;
+        if (label)
+            b.setAttribute('aria-label', label);
+        b.disabled = page === msg.page || page < 1 || page > msg.pages;
+        b.addEventListener('click', () => watch(page));
+        nav.append(b);
+    };
+    go('first', '«', 'First page', 1);
+    go('prev', '‹', 'Previous page', msg.page - 1);
+    const at = el('span', 'arena-page-at', `Page ${msg.page} of ${msg.pages}`);
+    at.id = `${prefix}-page-shown`;
+    nav.append(at);
+    go('next', '›', 'Next page', msg.page + 1);
+    go('last', '»', 'Last page', msg.pages);
+    if (mine)
+        go('mine', 'My page', null, mine);
+    return nav;
+}
+
+// Puts parts in box, keeping what a push must not take: a password
+// being typed (id pw) and the focus of a pager's button.
+export function replaceKeepingFocus(box, parts, pw) {
+    const typed = pw && $(pw), focused = document.activeElement;
+    const focusedId = focused && focused.id;
+    box.replaceChildren(...parts);
+    if (typed && $(pw)) {
+        $(pw).value = typed.value;
+        if (focused === typed)
+            $(pw).focus();
+    } else if (focusedId && /-page-/.test(focusedId) && $(focusedId) &&
+               !$(focusedId).disabled) {
+        $(focusedId).focus(); /* (paging with the keyboard) */
+    }
+}
+
+// view.deadline's countdown in box id (" · WHAT m:ss", deadline
+// {ms, what}), again each second on view.timer while the box is shown;
+// none when view.deadline is null.
+export function countdown(view, id) {
+    const box = $(id);
+    if (!box || !view.deadline) {
+        clearInterval(view.timer);
+        view.timer = null;
+        return;
+    }
+    const s = Math.max(0, Math.ceil((view.deadline.ms - Date.now()) / 1000));
+    box.textContent = ` · ${view.deadline.what} ` +
+        `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+    if (!view.timer)
+        view.timer = setInterval(() => countdown(view, id), 1000);
+}
+
 // What an event asks of its players, in words ('' when nothing).
-function conditionsText(msg) {
+export function conditionsText(msg) {
     const c = msg.conditions || {}, parts = [];
     if (c.rating_min && c.rating_max)
         parts.push(`rated ${c.rating_min}–${c.rating_max}`);
@@ -66,6 +178,41 @@ function conditionsText(msg) {
     return msg.berserk === false ? `${entry} No berserk.`.trim() : entry;
 }
 
+// A creation form's entry conditions (PROTOCOL.md "Entry conditions"),
+// each optional; kind: arena or swiss (the fields' ids).
+export function conditionsFields(kind) {
+    const box = el('fieldset', 'arena-conditions');
+    box.append(el('legend', null, 'Entry conditions (optional)'),
+               field(`${kind}-rmin`, 'Minimum rating',
+                     { type: 'number', min: 1, max: 4000 }),
+               field(`${kind}-rmax`, 'Maximum rating',
+                     { type: 'number', min: 1, max: 4000 }),
+               field(`${kind}-games`, 'Minimum rated games',
+                     { type: 'number', min: 1, max: 10000 }),
+               field(`${kind}-accounts`, 'Accounts only',
+                     { type: 'checkbox' }),
+               field(`${kind}-pw`, 'Password (letters, digits, _ and -)',
+                     { type: 'text', maxLength: 32, autocomplete: 'off' }));
+    return box;
+}
+
+// The conditions conditionsFields(kind) holds, as create's "conditions".
+export function entryConditions(kind) {
+    const c = {};
+    const num = (id, key) => {
+        if ($(`${kind}-${id}`).value !== '')
+            c[key] = Number($(`${kind}-${id}`).value);
+    };
+    num('rmin', 'rating_min');
+    num('rmax', 'rating_max');
+    num('games', 'rated_games_min');
+    if ($(`${kind}-accounts`).checked)
+        c.accounts_only = true;
+    if ($(`${kind}-pw`).value)
+        c.password = $(`${kind}-pw`).value;
+    return c;
+}
+
 export class ArenaView {
     // ctx: app.js's (send, me, navigate, toast).
     constructor(ctx) {
@@ -73,6 +220,11 @@ export class ArenaView {
         this.section = $('arena');
         this.eid = null;       /* the event page's, or null: the list */
         this.games = new Map(); /* GID -> {event, name}: arena_game */
+        this.pageNo = 1;        /* the standings' page watched */
+        this.mine = null;       /* our own row (the watch's "me") */
+        this.opened = false;    /* the event's first "me" seen */
+        this.deadline = null;   /* {ms, what}: the countdown's */
+        this.timer = null;
         this.build();
         this.swiss = null;
         this.swissLoading = import('./swiss.js').then((m) => {
@@ -121,7 +273,7 @@ export class ArenaView {
                        { type: 'number', min: 0, max: 10080, value: 5 }),
                  field('arena-berserk', 'Berserk allowed',
                        { type: 'checkbox', checked: true }),
-                 this.conditionsFields(),
+                 conditionsFields('arena'),
                  go);
         f.addEventListener('submit', (e) => {
             e.preventDefault();
@@ -136,47 +288,12 @@ export class ArenaView {
             };
             if (!$('arena-berserk').checked)
                 msg.berserk = false;
-            const cond = this.conditions();
+            const cond = entryConditions('arena');
             if (Object.keys(cond).length)
                 msg.conditions = cond;
             this.ctx.send(msg, { t: 'arena_create' });
         });
         return f;
-    }
-
-    // The form's entry conditions (PROTOCOL.md "Entry conditions"), each
-    // optional.
-    conditionsFields() {
-        const box = el('fieldset', 'arena-conditions');
-        box.append(el('legend', null, 'Entry conditions (optional)'),
-                   field('arena-rmin', 'Minimum rating',
-                         { type: 'number', min: 1, max: 4000 }),
-                   field('arena-rmax', 'Maximum rating',
-                         { type: 'number', min: 1, max: 4000 }),
-                   field('arena-games', 'Minimum rated games',
-                         { type: 'number', min: 1, max: 10000 }),
-                   field('arena-accounts', 'Accounts only',
-                         { type: 'checkbox' }),
-                   field('arena-pw', 'Password (letters, digits, _ and -)',
-                         { type: 'text', maxLength: 32,
-                           autocomplete: 'off' }));
-        return box;
-    }
-
-    conditions() {
-        const c = {};
-        const num = (id, key) => {
-            if ($(id).value !== '')
-                c[key] = Number($(id).value);
-        };
-        num('arena-rmin', 'rating_min');
-        num('arena-rmax', 'rating_max');
-        num('arena-games', 'rated_games_min');
-        if ($('arena-accounts').checked)
-            c.accounts_only = true;
-        if ($('arena-pw').value)
-            c.password = $('arena-pw').value;
-        return c;
     }
 
     // The list (eid null) or an event's page.
@@ -189,6 +306,8 @@ export class ArenaView {
                                                    quiet: true });
         const sid = swiss ? eid : null, hideSwiss = !!eid && !swiss;
         this.withSwiss((s) => s.show(sid, hideSwiss));
+        if ((swiss ? null : eid) !== this.eid)
+            this.forget();
         this.eid = swiss ? null : eid;
         this.listBox.hidden = this.form.hidden = !!eid;
         this.page.hidden = !this.eid;
@@ -197,12 +316,22 @@ export class ArenaView {
         this.refresh();
     }
 
+    // What the page knew of the event shown.
+    forget() {
+        this.pageNo = 1;
+        this.mine = this.deadline = null;
+        this.opened = false;
+        clearInterval(this.timer);
+        this.timer = null;
+    }
+
     hide() {
         if (!this.section.hidden && this.eid)
             this.ctx.send({ t: 'arena_unwatch' }, { t: 'arena_unwatch',
                                                    quiet: true });
         this.section.hidden = true;
         this.eid = null;
+        this.forget();
         if (this.swiss)
             this.swiss.hide();
     }
@@ -214,13 +343,14 @@ export class ArenaView {
         if (this.swiss)
             this.swiss.refresh();
         if (this.eid)
-            this.ctx.send({ t: 'arena_watch', event: this.eid },
-                          { t: 'arena_watch' });
+            this.watch(this.pageNo);
         else
             this.ctx.send({ t: 'arena_list' }, { t: 'arena_list',
                                                 quiet: true });
     }
 
+    // The events by status, as lichess's Tournaments page: starting
+    // soon, running (or finishing), finished.
     onList(msg) {
         if (this.section.hidden || this.eid)
             return;
@@ -230,29 +360,74 @@ export class ArenaView {
                                    'No tournaments yet.'));
             return;
         }
-        const ul = el('ul', 'arena-events');
-        for (const e of msg.events) {
-            const li = el('li');
-            const a = el('a', null, e.name);
-            a.href = `/t/${e.event}`;
-            li.append(a, el('span', 'arena-meta',
-                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
-                            ` · ${timeText(e.start_ms)}–` +
-                            `${timeText(e.end_ms)} · ${e.players} players`));
-            ul.append(li);
-        }
-        this.listBox.append(ul);
+        const item = (e) => [`/t/${e.event}`, `${clockText(e.clock)} · ` +
+            `${STATUS[e.status]} · ${timeText(e.start_ms)}–` +
+            `${timeText(e.end_ms)} · ${e.players} players`];
+        this.listBox.append(el('h2', null, 'Arenas'),
+                            ...eventGroups('arena', 'h3', msg.events, item));
     }
 
     onCreated(msg) {
         this.ctx.navigate(`/t/${msg.arena.event}`);
     }
 
+    // Watches page of the shown event's standings (PROTOCOL.md
+    // "arena_watch": 10 players a page, each page pushed to its own
+    // watchers).
+    watch(page) {
+        this.pageNo = page;
+        this.ctx.send({ t: 'arena_watch', event: this.eid, page },
+                      { t: 'arena_watch' });
+    }
+
+    // Our own join or withdrawal was answered: the watch's answer has
+    // our own row again (its "me"), whatever page is shown.
+    onJoined(msg) {
+        if (msg.event === this.eid && !this.section.hidden)
+            this.watch(this.pageNo);
+    }
+
     onStandings(msg) {
-        if (msg.event !== this.eid)
-            return;
+        msg = pageOfList(msg, this.pageNo);
+        if (msg.event !== this.eid || msg.page !== this.pageNo)
+            return; /* (a push of the page shown before) */
         const me = this.ctx.me();
-        const mine = me && msg.standings.find((r) => r.id === me.id);
+        const own = me && msg.standings.find((r) => r.id === me.id);
+        if ('me' in msg)
+            this.mine = msg.me;
+        else if (own)
+            this.mine = own;
+        // a player opens the event on his own page, as lichess does
+        if ('me' in msg && !this.opened) {
+            this.opened = true;
+            if (this.mine && msg.status !== 'finished' &&
+                pageOf(this.mine.rank) !== msg.page) {
+                this.watch(pageOf(this.mine.rank));
+                return;
+            }
+        }
+        if (msg.page > msg.pages) { /* (players left: fewer pages) */
+            this.watch(msg.pages);
+            return;
+        }
+        this.deadline = msg.status === 'open'
+            ? { ms: msg.start_ms, what: 'starts in' }
+            : msg.status === 'running' ? { ms: msg.end_ms, what: 'ends in' }
+                : null;
+        const parts = [this.head(msg)];
+        if (msg.podium && msg.podium.length)
+            parts.push(this.podium(msg.podium));
+        if (msg.standings.length)
+            parts.push(this.pager(msg), this.table(msg, me));
+        else
+            parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
+        replaceKeepingFocus(this.page, parts, 'arena-join-pw');
+        this.countdown();
+    }
+
+    // The event's name, clock, status, conditions and countdown, and
+    // the Join or Withdraw button (from our own row: this.mine).
+    head(msg) {
         const head = el('div', 'arena-head');
         const h = el('h2', null, msg.name);
         h.id = 'arena-name-shown';
@@ -260,6 +435,9 @@ export class ArenaView {
                         `${clockText(msg.clock)} · ${STATUS[msg.status]} · ` +
                         `${timeText(msg.start_ms)}–${timeText(msg.end_ms)}`);
         meta.id = 'arena-status';
+        const left = el('span', 'arena-countdown');
+        left.id = 'arena-countdown';
+        meta.append(left);
         head.append(h, meta);
         const rules = conditionsText(msg);
         if (rules) {
@@ -267,34 +445,56 @@ export class ArenaView {
             p.id = 'arena-conditions';
             head.append(p);
         }
-        if (msg.status === 'open' || msg.status === 'running') {
-            const joined = mine && !mine.withdrawn;
-            // (a password is asked of a first join only)
-            const pw = !mine && msg.conditions && msg.conditions.password
-                ? field('arena-join-pw', 'Password',
-                        { type: 'text', maxLength: 32, autocomplete: 'off' })
-                : null;
-            const b = el('button', joined ? null : 'primary',
-                         joined ? 'Withdraw' : 'Join');
-            b.type = 'button';
-            b.id = 'arena-join-btn';
-            b.addEventListener('click', () => {
-                const m = { t: joined ? 'arena_withdraw' : 'arena_join',
-                            event: msg.event };
-                if (pw && $('arena-join-pw').value)
-                    m.password = $('arena-join-pw').value;
-                this.ctx.send(m, { t: 'arena_join' });
-            });
-            if (pw)
-                head.append(pw);
-            head.append(b);
+        if (msg.status !== 'open' && msg.status !== 'running')
+            return head;
+        const mine = this.mine, joined = mine && !mine.withdrawn;
+        // (a password is asked of a first join only)
+        const pw = !mine && msg.conditions && msg.conditions.password
+            ? field('arena-join-pw', 'Password',
+                    { type: 'text', maxLength: 32, autocomplete: 'off' })
+            : null;
+        const b = el('button', joined ? null : 'primary',
+                     joined ? 'Withdraw' : 'Join');
+        b.type = 'button';
+        b.id = 'arena-join-btn';
+        b.addEventListener('click', () => {
+            const m = { t: joined ? 'arena_withdraw' : 'arena_join',
+                        event: msg.event };
+            if (pw && $('arena-join-pw').value)
+                m.password = $('arena-join-pw').value;
+            this.ctx.send(m, { t: 'arena_join' });
+        });
+        if (pw)
+            head.append(pw);
+        head.append(b);
+        if (joined && mine.game) { /* (lichess's "You are playing") */
+            const a = el('a', 'button primary', 'Your game');
+            a.href = `/g/${mine.game}`;
+            a.id = 'arena-my-game';
+            head.append(a);
         }
+        return head;
+    }
+
+    // Time to the start (open) or to the end (running), each second.
+    countdown() {
+        countdown(this, 'arena-countdown');
+    }
+
+    pager(msg) {
+        return pager('arena', msg, this.mine && this.mine.rank
+            ? pageOf(this.mine.rank) : null, (p) => this.watch(p));
+    }
+
+    // The page's rows: rank, player (on fire, withdrawn, his game in
+    // play to watch), score, performance and score sheet.
+    table(msg, me) {
         const table = el('table', 'lb-table arena-standings');
         table.id = 'arena-standings';
         const cap = el('caption', 'sr-only', 'Standings');
         const thead = el('thead');
         const tr = el('tr');
-        for (const c of ['Rank', 'Player', 'Score', 'Games'])
+        for (const c of ['Rank', 'Player', 'Score', 'Perf.', 'Games'])
             tr.append(Object.assign(el('th', null, c), { scope: 'col' }));
         thead.append(tr);
         const body = el('tbody');
@@ -307,35 +507,50 @@ export class ArenaView {
                 a.href = `/g/${r.game}`;
                 name.append(a);
             }
-            // each game's points; ⚔ a berserk game (struck out when it
-            // was too short to earn its point)
-            const sheet = el('td', 'arena-sheet');
-            for (const s of r.sheet) {
-                if (sheet.childNodes.length)
-                    sheet.append(' ');
-                const x = el(s.berserk === 'invalid' ? 's' : 'span', null,
-                             String(s.points) + (s.berserk ? '⚔' : ''));
-                if (s.berserk)
-                    x.title = s.berserk === 'valid'
-                        ? 'berserk: one more point' : 'berserk, too short';
-                sheet.append(x);
-            }
             row.append(el('td', null, String(r.rank)), name,
-                       el('td', 'arena-score', String(r.score)), sheet);
+                       el('td', 'arena-score', String(r.score)),
+                       el('td', 'arena-perf',
+                          r.sheet.length ? String(r.performance) : '–'),
+                       this.sheet(r));
             body.append(row);
         }
         table.append(cap, thead, body);
-        const parts = [head];
-        parts.push(msg.standings.length ? table
-            : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        // (a push while the password is typed keeps it, and the focus)
-        const typed = $('arena-join-pw'), focused = document.activeElement;
-        this.page.replaceChildren(...parts);
-        if (typed && $('arena-join-pw')) {
-            $('arena-join-pw').value = typed.value;
-            if (focused === typed)
-                $('arena-join-pw').focus();
+        return table;
+    }
+
+    // Each game's points; ⚔ a berserk game (struck out when it was too
+    // short to earn its point); a score on fire (doubled) is marked.
+    sheet(r) {
+        const sheet = el('td', 'arena-sheet');
+        for (const s of r.sheet) {
+            if (sheet.childNodes.length)
+                sheet.append(' ');
+            const x = el(s.berserk === 'invalid' ? 's' : 'span',
+                         s.flag === 'double' ? 'arena-double' : null,
+                         String(s.points) + (s.berserk ? '⚔' : ''));
+            if (s.berserk)
+                x.title = s.berserk === 'valid'
+                    ? 'berserk: one more point' : 'berserk, too short';
+            else if (s.flag === 'double')
+                x.title = 'on fire: double points';
+            sheet.append(x);
         }
+        return sheet;
+    }
+
+    // The best three of a finished event (the server's, on any page).
+    podium(top) {
+        const ol = el('ol', 'arena-podium');
+        ol.id = 'arena-podium';
+        ol.setAttribute('aria-label', 'Podium');
+        for (const r of top) {
+            const li = el('li', null, r.name);
+            li.append(el('span', 'arena-meta',
+                         ` ${r.score} points · performance ` +
+                         `${r.performance}`));
+            ol.append(li);
+        }
+        return ol;
     }
 
     // A game of an event starts: the game page links back to it.

@@ -193,11 +193,16 @@ export class ModView {
                     return;
                 this.looking = r.pid;
                 this.ctx.send({ t: 'mod_chat_delete', game: c.game,
-                                room: c.room, to: r.pid, at: c.at, text });
+                                event: c.event, room: c.room, to: r.pid,
+                                at: c.at, text });
             });
-            chat.append(el('li', null, `${when(c.at)} `,
-                           el('a', { href: `/g/${c.game}`,
-                                     textContent: `${c.room} room` }),
+            // a game's room links to the game, an event's to the event
+            const where = c.game ? el('a', { href: `/g/${c.game}`,
+                                             textContent: `${c.room} room` })
+                : c.event ? el('a', { href: `/t/${c.event}`,
+                                      textContent: 'event room' })
+                    : 'lobby room';
+            chat.append(el('li', null, `${when(c.at)} `, where,
                            ': ', el('q', { textContent: c.text }), ' ', del));
         }
         const past = el('ul', { id: 'mod-history' });

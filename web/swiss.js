@@ -1,11 +1,17 @@
 // swiss.js - Swiss tournaments (PROTOCOL.md "Swiss tournaments") on the
 // Tournaments page: their list and a form to create one (with its rounds),
 // and an event's page (/t/EID?swiss: join or withdraw, the creator's
-// start (or early start), pause and resume, the last round's pairings, the standings with their tie-breaks
-// and score sheets, and the TRF). Loaded by arena.js when the
-// Tournaments page is first opened.
+// start (or early start), pause and resume, the entry conditions (a
+// password asked at a first join), the last round's pairings, the
+// standings with their tie-breaks and score sheets by page of 10
+// (arena.js's pager: only the page shown is watched), and the TRF).
+// Loaded by arena.js when the Tournaments page is first opened.
 
-import { createForm, field } from './arena.js';
+import {
+    conditionsFields, conditionsText, countdown, createForm,
+    entryConditions, eventGroups, field, pageOf, pageOfList, pager,
+    replaceKeepingFocus,
+} from './arena.js';
 import { el } from './ratings.js';
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +35,11 @@ export class SwissView {
         this.page.id = 'swiss-event';
         section.append(this.listBox, this.form, this.page);
         this.games = new Map(); /* GID -> {event, name, round} */
+        this.pageNo = 1;     /* the standings' page watched */
+        this.mine = null;    /* our own row (the watch's "me") */
+        this.opened = false; /* the event's first "me" seen */
+        this.deadline = null; /* {ms, what}: the next round's countdown */
+        this.timer = null;
     }
 
     buildForm() {
@@ -50,6 +61,7 @@ export class SwissView {
                  field('swiss-start', 'Starts in (minutes; empty: when ' +
                        'you start it)',
                        { type: 'number', min: 0, max: 10080, value: '' }),
+                 conditionsFields('swiss'),
                  go);
         f.addEventListener('submit', (e) => {
             e.preventDefault();
@@ -63,6 +75,9 @@ export class SwissView {
             };
             if ($('swiss-start').value !== '')
                 msg.start_in_s = Math.round(n('swiss-start') * 60);
+            const cond = entryConditions('swiss');
+            if (Object.keys(cond).length)
+                msg.conditions = cond;
             this.ctx.send(msg, { t: 'swiss_create' });
         });
         return f;
@@ -74,6 +89,12 @@ export class SwissView {
         if (this.eid && this.eid !== eid)
             this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
                                                    quiet: true });
+        if ((hidden ? null : eid) !== this.eid) {
+            this.pageNo = 1;
+            this.mine = this.deadline = null;
+            this.opened = false;
+            countdown(this, 'swiss-countdown'); /* (stops it) */
+        }
         this.eid = hidden ? null : eid;
         this.listBox.hidden = this.form.hidden = hidden || !!eid;
         this.page.hidden = hidden || !eid;
@@ -84,13 +105,21 @@ export class SwissView {
         if (this.eid)
             this.ctx.send({ t: 'swiss_unwatch' }, { t: 'swiss_unwatch',
                                                    quiet: true });
-        this.eid = null;
+        this.eid = this.deadline = null;
+        countdown(this, 'swiss-countdown'); /* (stops it) */
+    }
+
+    // Watches page of the shown event's standings (PROTOCOL.md
+    // "swiss_watch").
+    watch(page) {
+        this.pageNo = page;
+        this.ctx.send({ t: 'swiss_watch', event: this.eid, page },
+                      { t: 'swiss_watch' });
     }
 
     refresh() {
         if (this.eid)
-            this.ctx.send({ t: 'swiss_watch', event: this.eid },
-                          { t: 'swiss_watch' });
+            this.watch(this.pageNo);
         else if (!this.listBox.hidden)
             this.ctx.send({ t: 'swiss_list' }, { t: 'swiss_list',
                                                 quiet: true });
@@ -105,6 +134,9 @@ export class SwissView {
             this.onStandings(msg);
         else if (msg.t === 'swiss_game')
             this.games.set(msg.game, msg);
+        else if ((msg.t === 'swiss_joined' || msg.t === 'swiss_withdrawn') &&
+                 msg.event === this.eid)
+            this.watch(this.pageNo); /* (the answer has our row) */
     }
 
     onList(msg) {
@@ -116,22 +148,16 @@ export class SwissView {
                                                'No Swiss tournaments yet.'));
             return;
         }
-        const ul = el('ul', 'arena-events');
-        for (const e of msg.events) {
-            const li = el('li');
-            const a = el('a', null, e.name);
-            a.href = `/t/${e.event}?swiss`;
-            li.append(a, el('span', 'arena-meta',
-                            ` ${clockText(e.clock)} · ${STATUS[e.status]}` +
-                            ` · round ${e.round} of ${e.rounds}` +
-                            ` · ${e.players} players`));
-            ul.append(li);
-        }
-        this.listBox.replaceChildren(h, ul);
+        const item = (e) => [`/t/${e.event}?swiss`,
+                             `${clockText(e.clock)} · ${STATUS[e.status]} · ` +
+                             `round ${e.round} of ${e.rounds} · ` +
+                             `${e.players} players`];
+        this.listBox.replaceChildren(
+            h, ...eventGroups('swiss', 'h3', msg.events, item));
     }
 
-    head(msg, mine) {
-        const me = this.ctx.me();
+    head(msg) {
+        const me = this.ctx.me(), mine = this.mine;
         const head = el('div', 'arena-head');
         const h = el('h2', null, msg.name);
         h.id = 'swiss-name-shown';
@@ -140,7 +166,23 @@ export class SwissView {
                         `${STATUS[msg.status]} · round ${msg.round} of ` +
                         `${msg.rounds}` + (msg.paused ? ' · paused' : ''));
         meta.id = 'swiss-status';
+        const left = el('span', 'arena-countdown');
+        left.id = 'swiss-countdown';
+        meta.append(left);
         head.append(h, meta);
+        const rules = conditionsText(msg);
+        if (rules)
+            head.append(Object.assign(el('p', 'arena-meta', rules),
+                                      { id: 'swiss-conditions' }));
+        // our own board of the round, while it is played
+        const board = me && msg.pairings.find((b) => b.game && !b.result &&
+            (b.white === me.id || b.black === me.id));
+        if (board) {
+            const a = el('a', 'button primary', 'Your game');
+            a.href = `/g/${board.game}`;
+            a.id = 'swiss-my-game';
+            head.append(a);
+        }
         const button = (id, text, cls, send) => {
             const b = el('button', cls, text);
             b.type = 'button';
@@ -150,10 +192,21 @@ export class SwissView {
         };
         if (msg.status !== 'finished' && msg.round < msg.rounds) {
             const joined = mine && !mine.withdrawn;
+            // (a password is asked of a first join only)
+            if (!mine && msg.conditions && msg.conditions.password)
+                head.append(field('swiss-join-pw', 'Password',
+                                  { type: 'text', maxLength: 32,
+                                    autocomplete: 'off' }));
             button('swiss-join-btn', joined ? 'Withdraw' : 'Join',
-                   joined ? null : 'primary', () => this.ctx.send(
-                       { t: joined ? 'swiss_withdraw' : 'swiss_join',
-                         event: msg.event }, { t: 'swiss_join' }));
+                   joined ? null : 'primary', () => {
+                       const m = { t: joined ? 'swiss_withdraw'
+                                             : 'swiss_join',
+                                   event: msg.event };
+                       const pw = $('swiss-join-pw');
+                       if (pw && pw.value)
+                           m.password = pw.value;
+                       this.ctx.send(m, { t: 'swiss_join' });
+                   });
         }
         const organiser = me && msg.creator === me.id &&
               msg.status !== 'finished';
@@ -177,15 +230,14 @@ export class SwissView {
     }
 
     pairings(msg) {
-        const name = new Map(msg.standings.map((r) => [r.id, r.name]));
         const ol = el('ol', 'swiss-pairings');
         ol.id = 'swiss-pairings';
+        const me = this.ctx.me();
         for (const b of msg.pairings) {
-            const li = el('li');
-            const who = b.black === null
-                ? `${name.get(b.white) || b.white}: bye`
-                : `${name.get(b.white) || b.white} – ` +
-                  `${name.get(b.black) || b.black}`;
+            const li = el('li', me && (b.white === me.id || b.black === me.id)
+                ? 'mine' : null);
+            const who = b.black === null ? `${b.white_name}: bye`
+                : `${b.white_name} – ${b.black_name}`;
             if (b.game) {
                 const a = el('a', null, who);
                 a.href = `/g/${b.game}`;
@@ -202,11 +254,32 @@ export class SwissView {
     }
 
     onStandings(msg) {
-        if (msg.event !== this.eid)
-            return;
+        msg = pageOfList(msg, this.pageNo);
+        if (msg.event !== this.eid || msg.page !== this.pageNo)
+            return; /* (a push of the page shown before) */
         const me = this.ctx.me();
-        const mine = me && msg.standings.find((r) => r.id === me.id);
-        const parts = [this.head(msg, mine)];
+        const own = me && msg.standings.find((r) => r.id === me.id);
+        if ('me' in msg)
+            this.mine = msg.me;
+        else if (own)
+            this.mine = own;
+        // (a player who joined since the last pairing has no rank yet)
+        const myPage = this.mine && this.mine.rank
+            ? pageOf(this.mine.rank) : null;
+        if ('me' in msg && !this.opened) {
+            this.opened = true;
+            if (myPage && myPage !== msg.page && msg.status !== 'finished') {
+                this.watch(myPage);
+                return;
+            }
+        }
+        if (msg.page > msg.pages) { /* (players left: fewer pages) */
+            this.watch(msg.pages);
+            return;
+        }
+        this.deadline = msg.next_ms
+            ? { ms: msg.next_ms, what: `round ${msg.round + 1} in` } : null;
+        const parts = [this.head(msg)];
         if (msg.round) {
             parts.push(el('h3', null, `Round ${msg.round}`),
                        this.pairings(msg));
@@ -234,9 +307,13 @@ export class SwissView {
             body.append(row);
         }
         table.append(el('caption', 'sr-only', 'Standings'), thead, body);
-        parts.push(msg.standings.length ? table
-            : el('p', 'arena-empty', 'Nobody has joined yet.'));
-        this.page.replaceChildren(...parts);
+        if (msg.standings.length)
+            parts.push(pager('swiss', msg, myPage, (p) => this.watch(p)),
+                       table);
+        else
+            parts.push(el('p', 'arena-empty', 'Nobody has joined yet.'));
+        replaceKeepingFocus(this.page, parts, 'swiss-join-pw');
+        countdown(this, 'swiss-countdown');
     }
 
     onError(req, msg) {

@@ -331,6 +331,7 @@ const ERRORS = {
     seat_taken: 'Someone else already joined this game.',
     own_game: 'This is your own invitation: send the link to a friend.',
     no_draw_offer: 'There is no draw offer to answer.',
+    draw_too_early: 'No draw offers before move 30 in a Swiss game.',
     abort_not_allowed: 'Too late to abort: both sides have moved.',
     no_seek: 'You are not looking for a game.',
     rate_limited: 'Slow down: too many requests in a short time.',

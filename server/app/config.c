@@ -56,7 +56,8 @@ static char **str_at(struct config *c, const struct key *k)
 static bool is_str(const struct key *k)
 {
     return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER ||
-           k->kind == K_CIPHERS || k->kind == K_NODE || k->kind == K_REDIS;
+           k->kind == K_GUESTS || k->kind == K_CIPHERS || k->kind == K_NODE ||
+           k->kind == K_REDIS;
 }
 
 /* Frees a list setting's entries and array and empties it. */
@@ -124,6 +125,7 @@ int config_init(struct config *c)
         case K_PATH:
         case K_ADDR:
         case K_TLSVER:
+        case K_GUESTS:
         case K_CIPHERS:
         case K_REDIS:
             rc = set_str(c, k, k->def_str, NULL, 0);
@@ -331,6 +333,12 @@ static int set_str(struct config *c, const struct key *k, const char *s,
     }
     if (k->kind == K_TLSVER && strcmp(s, "1.2") && strcmp(s, "1.3")) {
         errtext_set(err, errlen, "must be \"1.2\" or \"1.3\", not '%s'", s);
+        return -1;
+    }
+    if (k->kind == K_GUESTS && strcmp(s, "off") && strcmp(s, "token") &&
+        strcmp(s, "address")) {
+        errtext_set(err, errlen,
+                    "must be \"off\", \"token\" or \"address\", not '%s'", s);
         return -1;
     }
     if (k->kind == K_CIPHERS &&
@@ -565,6 +573,7 @@ int config_set_text(struct config *c, const char *key, const char *text,
     case K_PATH:
     case K_ADDR:
     case K_TLSVER:
+    case K_GUESTS:
     case K_CIPHERS:
     case K_NODE:
     case K_REDIS:
@@ -638,6 +647,7 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     case K_PATH:
     case K_ADDR:
     case K_TLSVER:
+    case K_GUESTS:
     case K_CIPHERS:
     case K_NODE:
     case K_REDIS:

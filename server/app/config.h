@@ -133,7 +133,8 @@ struct config {
     int swiss_players;       /* players of one Swiss tournament */
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int lobby_chat;                                         /* rooms.c */
-    int playban; /* hub/playban.c */
+    int playban;          /* hub/playban.c */
+    char *playban_guests; /* "off", "token" or "address" */
     int chat_room_per_s;
     int http_rate_per_s; /* HTTP API requests per address a second */
     int http_burst;

@@ -19,6 +19,7 @@ enum kind {
     K_PROXIES, /* list of IPv4/IPv6 addresses */
     K_LEVEL,   /* log level word */
     K_TLSVER,  /* "1.2" or "1.3" */
+    K_GUESTS,  /* "off", "token" or "address" (playban_guests) */
     K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
     K_NODE,    /* a node id: 1-CONFIG_NODE_ID_MAX of [A-Za-z0-9_-] */
     K_REDIS,   /* "" or "host:port" ("[v6]:port") or a socket path */

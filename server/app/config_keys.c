@@ -353,6 +353,11 @@ const struct key config__keys[] = {
     /* lichess's playban (hub/playban.c): on, as lichess has it. */
     INT_KEY(playban, NULL, 0, 1, 1,
             "1: players who abort or leave games get lichess's playbans"),
+    /* A guest who aborts or leaves game after game is banned on its
+     * token: nobody else pays for it (an address's ban would keep a whole
+     * school behind one NAT out). */
+    STR_KEY(playban_guests, NULL, "WHO", K_GUESTS, false, "token",
+            "guests' playbans: off, token, or address (token and address)"),
     /* A page asks for a game or a page of history at a time; a script
      * scraping every game, or a flood, is held to this. */
     INT_KEY(http_rate_per_s, NULL, 1, 100000, 10,

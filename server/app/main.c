@@ -646,6 +646,12 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .chat_room_per_s = cfg->chat_room_per_s,
         .chat_mute_ms = (int64_t)cfg->chat_mute_s * 1000,
         .playban = cfg->playban != 0,
+        .playban_guests = !strcmp(cfg->playban_guests, "address")
+                              ? HUB_GUESTBAN_ADDRESS
+                          : !strcmp(cfg->playban_guests, "token")
+                              ? HUB_GUESTBAN_TOKEN
+                              : HUB_GUESTBAN_OFF,
+        .playban_guests_max = (int)test_env("CHESS_TEST_GUESTBANS_MAX"),
     };
 }
 

@@ -523,13 +523,33 @@ int game_adjudicate(struct game *g, enum ending_result result, int64_t now,
     return 0;
 }
 
+void game_set_draw_from_ply(struct game *g, int plies)
+{
+    assert(plies >= 0);
+    g->draw_from_ply = plies;
+}
+
+/* A draw by agreement is not allowed yet (game_set_draw_from_ply). */
+static int draw_too_early(const struct game *g, struct proto_error *err)
+{
+    char msg[PROTO_MSG_MAX];
+
+    if (g->rec.n >= (size_t)g->draw_from_ply)
+        return 0;
+    snprintf(msg, sizeof msg,
+             "no draw offers before move %d in this tournament's games "
+             "(%zu of %d plies played)",
+             g->draw_from_ply / 2, g->rec.n, g->draw_from_ply);
+    return game_set_err(err, PROTO_DRAW_TOO_EARLY, msg);
+}
+
 int game_draw_offer(struct game *g, const char *pid, int64_t now,
                     struct proto_error *err)
 {
     int c;
 
     game_tick(g, now);
-    if (game_check_player(g, pid, &c, err) < 0)
+    if (game_check_player(g, pid, &c, err) < 0 || draw_too_early(g, err) < 0)
         return -1;
     if (g->draw_offer == 1 - c) {
         game_conclude(g, ENDING_AGREEMENT, -1, now);
@@ -577,7 +597,8 @@ int game_draw_accept(struct game *g, const char *pid, int64_t now,
 {
     int c;
 
-    if (opponent_offer(g, pid, now, &c, err) < 0)
+    if (opponent_offer(g, pid, now, &c, err) < 0 ||
+        draw_too_early(g, err) < 0)
         return -1;
     game_conclude(g, ENDING_AGREEMENT, -1, now);
     game_rearm(g);

@@ -392,6 +392,13 @@ bool game_berserked(const struct game *g, int color);
  * host sets it again on a restored game. */
 void game_set_first_move_ms(struct game *g, int64_t ms);
 
+/* No draw by agreement in g before ply plies (a Swiss event's rule:
+ * lichess's, 60): draw_offer, and draw_accept of an offer a takeback
+ * left standing, are draw_too_early until then; claims and the
+ * automatic endings stay. Not stored: the host sets it again on a
+ * restored game. */
+void game_set_draw_from_ply(struct game *g, int plies);
+
 /* A claim; uci "" for none, ply -1 for none. */
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err);

@@ -334,11 +334,17 @@ static json_t *standing_row(const struct event *e, int p)
                      sheet);
 }
 
+/* The best players a finished event's standings name on every page. */
+#define ARENA_PODIUM 3
+
 /* e's standings message (malloc'ed), NULL when out of memory: page
  * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", or (0)
- * the best ARENA_STANDINGS_SHOWN. */
+ * the best ARENA_STANDINGS_SHOWN; once finished, with "podium" (the
+ * best ARENA_PODIUM rows, whatever the page); with "me" (player me's own row, null
+ * when he is not listed) when me is not NULL: a watch's answer, never a
+ * push (whose bytes every watcher of the page shares). */
 static char *render_standings(const struct event *e, int64_t wall, int page,
-                              const struct proto_id *id)
+                              const char *me, const struct proto_id *id)
 {
     int *order = malloc((e->np ? e->np : 1) * sizeof *order);
     json_t *o = event_summary(e, wall), *rows = json_array();
@@ -361,40 +367,38 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
     }
     for (int i = from; i < n && i < to; i++)
         json_array_append_new(rows, standing_row(e, order[i]));
+    if (e->head.finished) {
+        json_t *podium = json_array();
+        for (int i = 0; i < n && i < ARENA_PODIUM; i++)
+            json_array_append_new(podium, standing_row(e, order[i]));
+        json_object_set_new(o, "podium", podium);
+    }
     free(order);
+    if (me) {
+        int p = entrant_of(e, me);
+        struct arena_standing st;
+        if (p >= 0)
+            arena_standing(e->a, p, &st);
+        json_object_set_new(
+            o, "me", p >= 0 && st.rank ? standing_row(e, p) : json_null());
+    }
     json_object_set_new(o, "t", json_string("arena_standings"));
     json_object_set_new(o, "standings", rows);
     return tourney_finish(o, id);
+}
+
+/* A push of e's page (tourney_push_pages). */
+static char *render_page(const struct tourney_event *e, int64_t wall,
+                         int page)
+{
+    return render_standings((const struct event *)e, wall, page, NULL, NULL);
 }
 
 /* Pushes e's standings to its watchers: one render per page watched,
  * the same bytes to every watcher of that page. */
 static void push_standings(struct hub *h, struct event *e, int64_t wall)
 {
-    struct tourney_event *t = &e->head;
-    struct session **group;
-    bool *sent;
-
-    t->dirty = false;
-    t->relay = true; /* (to the other nodes of a cluster) */
-    if (!t->nw)
-        return;
-    group = malloc(t->nw * sizeof *group);
-    sent = calloc(t->nw, sizeof *sent);
-    for (size_t i = 0; group && sent && i < t->nw; i++) {
-        size_t n = 0;
-        if (sent[i])
-            continue;
-        for (size_t j = i; j < t->nw; j++)
-            if (!sent[j] && t->pages[j] == t->pages[i]) {
-                group[n++] = t->watchers[j];
-                sent[j] = true;
-            }
-        tourney_push(h, render_standings(e, wall, t->pages[i], NULL), group,
-                     n, t->seq);
-    }
-    free(group);
-    free(sent);
+    tourney_push_pages(h, &e->head, wall, render_page);
 }
 
 /* ---- the tick ---------------------------------------------------------- */
@@ -717,21 +721,51 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
                  &m->id, 0);
 }
 
+/* The answer to s's watch of a copy r of an event over (r->text: its
+ * last standings), with "me" (s's row among them, or null); NULL when
+ * out of memory. */
+static char *copy_answer(const struct tourney_event *r, struct session *s,
+                         const struct proto_id *id)
+{
+    json_t *o = json_loads(r->text, 0, NULL), *me = json_null(), *row;
+    size_t i;
+
+    json_array_foreach(json_object_get(o, "standings"), i, row)
+    {
+        const char *pid = json_string_value(json_object_get(row, "id"));
+        if (pid && !strcmp(pid, s->player->pid)) {
+            me = json_incref(row);
+            break;
+        }
+    }
+    if (o)
+        json_object_set_new(o, "me", me);
+    else
+        json_decref(me);
+    return tourney_finish(o, id);
+}
+
 /* s watches the first page of another node's event m->event, whose
- * relay this node heard (tourney_cluster.c): its last standings now, the
- * relay's bytes from then on. False when this node has no copy. */
+ * relay this node heard (tourney_cluster.c): the relay's bytes from now
+ * on, and the director's answer (with "me") at once; an event over is
+ * answered here from its last standings. False when this node has not
+ * heard of it (the command goes to its director). */
 static bool watch_remote(struct tourney_director *d, struct session *s,
                          const struct proto_msg *m)
 {
     struct tourney_event *r = tourney_remote(d, m->event);
-    json_t *o = r && r->text ? json_loads(r->text, 0, NULL) : NULL;
-    char *text = tourney_finish(o, &m->id);
+    char *text;
 
-    if (!r || !r->text) /* (not heard of yet: sent to its director) */
+    if (!r || !r->text)
         return false;
-    if (!text || tourney_watch(d, r, s, 0) < 0) {
-        free(text);
+    if (tourney_watch(d, r, s, 0) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return true;
+    }
+    if (!r->finished && tourney_forward(d, s, m))
+        return true;
+    if (!(text = copy_answer(r, s, &m->id))) {
+        hub_busy(s, &m->id);
         return true;
     }
     hub_send_text(s, text, 0);
@@ -757,7 +791,8 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     /* (another node's connection, sent on here: answered, not kept as
      * a watcher, since its remote session goes when the command has
      * run; its node's relay pushes the first page) */
-    if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page, &m->id)) ||
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page,
+                                  s->player->pid, &m->id)) ||
         (s->conn && tourney_watch(d, &e->head, s, m->page) < 0)) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
@@ -1019,7 +1054,7 @@ static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
 
 static char *first_page(const struct tourney_event *e, int64_t wall)
 {
-    return render_standings((const struct event *)e, wall, 0, NULL);
+    return render_page(e, wall, 0);
 }
 
 static int init(struct hub *h)

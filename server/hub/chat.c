@@ -93,6 +93,31 @@ void chat_room_clear(struct chat_room *r)
     r->head = r->n = 0;
 }
 
+int chat_room_remove(struct chat_room *r, const char *pid, int64_t at_ms)
+{
+    size_t k = 0, n = r->n;
+
+    for (size_t i = 0; i < n; i++) {
+        struct chat_line *l = room_at(r, i);
+        if (l->at_ms == at_ms && !strcmp(l->pid, pid)) {
+            free(l->text);
+        } else if (k++ != i) {
+            *room_at(r, k - 1) = *l;
+        }
+        if (k <= i)
+            l->text = NULL; /* (moved down or freed) */
+    }
+    r->n = k;
+    return (int)(n - k);
+}
+
+int64_t chat_room_next_at(const struct chat_room *r, int64_t at_ms)
+{
+    int64_t last = r->n ? r->v[(r->head + r->n - 1) % CHAT_REPLAY].at_ms : 0;
+
+    return at_ms > last ? at_ms : last + 1;
+}
+
 size_t chat_room_view(const struct chat_room *r, struct proto_chat_line *v,
                       uint64_t *seq)
 {
@@ -338,9 +363,7 @@ static void run(struct session *s, struct game *g, const struct proto_msg *m,
              m->text);
     row.at_ms = hub_wall_ms(h);
     r = &gc->rooms[m->room];
-    if (r->n && room_at(r, r->n - 1)->at_ms >= row.at_ms)
-        row.at_ms = room_at(r, r->n - 1)->at_ms + 1; /* (at names a line:
-                                                        a moderator's delete) */
+    row.at_ms = chat_room_next_at(r, row.at_ms);
     if (!(seq = store_put_chat(h->store, &row)) ||
         chat_room_add(&gc->rooms[m->room], p->pid, p->name, m->text,
                       row.at_ms, seq) < 0) {
@@ -367,24 +390,14 @@ int chat_delete_line(struct hub *h, const char *gid, enum proto_room room,
 {
     struct game_chat *gc = table_get(&C(h)->games, gid);
     struct game *g = table_get(&h->games, gid);
-    struct chat_room *r, old;
+    struct chat_room *r;
     uint64_t newest;
-    int n = 0;
+    int n;
 
     if (!gc)
         return 0;
     r = &gc->rooms[room];
-    old = *r;
-    memset(r, 0, sizeof *r);
-    for (size_t i = 0; i < old.n; i++) {
-        struct chat_line *l = room_at(&old, i);
-        if (l->at_ms == at_ms && !strcmp(l->pid, pid))
-            n++;
-        else
-            (void)chat_room_add(r, l->pid, l->name, l->text, l->at_ms,
-                                l->seq);
-    }
-    chat_room_clear(&old);
+    n = chat_room_remove(r, pid, at_ms);
     if (g && n) /* (the history replaces what each shows) */
         send_room(h, g, room,
                   r->n ? history_of(gc, room, &newest)

@@ -78,6 +78,13 @@ struct chat_room {
  * 0, or -1 when out of memory. */
 int chat_room_add(struct chat_room *r, const char *pid, const char *name,
                   const char *text, int64_t at_ms, uint64_t seq);
+/* Removes pid's lines at at_ms from r, the others kept in order: how
+ * many went. */
+int chat_room_remove(struct chat_room *r, const char *pid, int64_t at_ms);
+/* The `at` of a line sent at at_ms (Unix ms) into r: at_ms, or one past
+ * r's newest line's, so that no two lines of a room share an `at` (a
+ * moderator's delete names a line by it). */
+int64_t chat_room_next_at(const struct chat_room *r, int64_t at_ms);
 /* Frees r's lines (r is empty then). */
 void chat_room_clear(struct chat_room *r);
 /* Puts the stored lines v[0..n) (oldest first) before those r has (a
@@ -101,12 +108,19 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now);
  * event eid (arena_watch, swiss_watch): the room's last lines. */
 void rooms_lobby_watched(struct session *s);
 void rooms_event_watched(struct session *s, const char *eid);
+struct hub;
+/* A moderator deleted pid's line of the lobby's room (key "lobby") or
+ * of event key's (kind PROTO_ROOM_EVENT) at at_ms, its row gone with the
+ * action's write (seq): it leaves the room's last lines here (in a
+ * cluster the lobby's on every node, through the router), and whoever
+ * reads the room gets its new chat_history behind seq. Loop thread. */
+void rooms_delete_line(struct hub *h, enum proto_room kind, const char *key,
+                       const char *pid, int64_t at_ms, uint64_t seq);
 /* A moderator deleted pid's line of gid's room at at_ms (its row goes
  * with the action's write, seq): it leaves the room's last lines here,
  * and everyone who hears the room gets its new chat_history behind seq.
  * How many lines it removed (0: none here, or the game is not in this
  * node's memory). Loop thread. */
-struct hub;
 int chat_delete_line(struct hub *h, const char *gid, enum proto_room room,
                      const char *pid, int64_t at_ms, uint64_t seq);
 

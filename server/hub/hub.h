@@ -153,6 +153,15 @@ struct hub_config {
     int chat_room_per_s;          /* one game's rooms' lines */
     int64_t chat_mute_ms;         /* a flood's mute */
     bool playban; /* lichess's playbans are given (hub/playban.c) */
+    /* and to guests: by token, and with HUB_GUESTBAN_ADDRESS by address
+     * too (hub/playban_guest.c) */
+    enum hub_guestban {
+        HUB_GUESTBAN_OFF,
+        HUB_GUESTBAN_TOKEN,
+        HUB_GUESTBAN_ADDRESS
+    } playban_guests;
+    int playban_guests_max; /* tests only: each table's cap when not 0
+                               (else LIMIT_GUESTBANS) */
     /* Swiss tournaments (swiss_director.c): players one takes; tests
      * only, how long each pairing waits on its worker */
     int swiss_players, swiss_pair_delay_ms;

@@ -268,6 +268,35 @@ int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
                           size_t len);
 /* s was welcomed: it is sent `playban` when a ban of its player holds. */
 void hub_playban_welcomed(struct session *s);
+/* The tag of the module's tells (router.h): playban.c's and
+ * playban_guest.c's. */
+#define PLAYBAN_TELL 'B'
+extern const struct hub_module hub_playban_module;
+/* Records in r what v says of seat c: -1 when r is unchanged, else the
+ * minutes of the ban it gave (0: none), *o the outcome (PLAYBAN_NONE:
+ * only the day's forgiveness moved). */
+int hub_playban_note(struct playban_record *r, const struct playban_game *v,
+                     int c, int *o);
+/* Sends p's connections here `playban` (until, mins), behind seq. */
+void hub_playban_tell(struct hub *h, struct player *p, int64_t until,
+                      int mins, uint64_t seq);
+
+/* ---- playban_guest.c: the guests' playbans ---- */
+
+/* The module's tables (playban.c's init and free): 0, or -1. */
+int hub_guestbans_init(struct hub *h);
+void hub_guestbans_free(struct hub *h);
+/* Judges seat c (guest p) of ended g as v says, by its token and (with
+ * `address`) by the seat's address; tells p and the other nodes. */
+void hub_guestbans_judge(struct hub *h, struct game *g,
+                         const struct playban_game *v, int c,
+                         struct player *p);
+/* The end (wall ms) of the ban holding for guest p acting from ip (NULL
+ * or "": p's latest address), *mins its length; 0 when none. */
+int64_t hub_guestbans_end(struct hub *h, const struct player *p,
+                          const char *ip, int64_t wall, int *mins);
+/* Another node's record (told_all's payload). */
+void hub_guestbans_told(struct hub *h, const char *payload, size_t len);
 
 /* g (new, restored or adopted, not ended) counts in the node's live
  * games. 0, or -1 when out of memory (its host record). */

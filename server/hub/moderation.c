@@ -292,8 +292,11 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
     row.at_ms = hub_wall_ms(h);
     if (m->action == PROTO_MOD_MUTE)
         row.until_ms = row.at_ms + (int64_t)m->duration_s * 1000;
-    if (m->action == PROTO_MOD_CHAT_DELETE) {
-        snprintf(row.game, sizeof row.game, "%s", m->game);
+    if (m->action == PROTO_MOD_CHAT_DELETE) { /* (game: the room's key) */
+        snprintf(row.game, sizeof row.game, "%s",
+                 m->room == PROTO_ROOM_LOBBY   ? "lobby"
+                 : m->room == PROTO_ROOM_EVENT ? m->event
+                                               : m->game);
         snprintf(row.room, sizeof row.room, "%s", proto_room_name(m->room));
         row.line_ms = m->at_ms;
     }
@@ -301,7 +304,10 @@ static void do_action(struct hub *h, struct session *s, struct mod_read *q)
         hub_busy(s, &m->id);
         return;
     }
-    if (m->action == PROTO_MOD_CHAT_DELETE) /* (this node hosts the game) */
+    if (m->action == PROTO_MOD_CHAT_DELETE &&
+        (m->room == PROTO_ROOM_LOBBY || m->room == PROTO_ROOM_EVENT))
+        rooms_delete_line(h, m->room, row.game, row.target, m->at_ms, seq);
+    else if (m->action == PROTO_MOD_CHAT_DELETE) /* (this node hosts it) */
         chat_delete_line(h, m->game, m->room, row.target, m->at_ms, seq);
     if ((target = hub_player(h, row.target)) != NULL)
         apply(h, target, m->action, row.until_ms, row.at_ms, p->name,

@@ -12,15 +12,15 @@
  * they count as lobby games do (an abort only counts when the opponent
  * was there, and a won or drawn game never counts against anyone).
  *
- * Accounts only: a guest's record would go with its token, which a new
- * browser tab replaces at no cost, and an address's would punish a whole
- * school or club behind one NAT for one player (docs/operator.md).
+ * Guests are judged as `playban_guests` says (playban_guest.c: by
+ * token, and by address too), with records in memory only.
  *
- * The record lives with the player's facts (facts.c): read with them at
- * hello and login and for a game's seats, so every node has it; this
- * node updates it at a game's end, writes it through the store's writer
- * (migration 0015) and tells the player's other nodes (router tell), and
- * a facts read of an older version never replaces it. A player whose
+ * An account's record lives with the player's facts (facts.c): read
+ * with them at hello and login and for a game's seats, so every node
+ * has it; this node updates it at a game's end, writes it through the
+ * store's writer (migration 0015) and tells the player's other nodes
+ * (router tell), and a facts read of an older version never replaces
+ * it. A player whose
  * connection dropped and who came back within the grace period has lost
  * nothing: only a grace period run out (abandoned) is a rage quit.
  * Only the event-loop thread runs this file, but hub_playban_read (the
@@ -38,16 +38,10 @@
 #include "lib/log.h"
 #include "lib/msgbuf.h"
 
-/* The tag of this module's tells (router.h): the payload is the record
- * as playban_encode writes it. */
-#define PLAYBAN_TELL 'B'
-
 /* An account's age counts as more than 3 days (lila's multipliers and
  * stricter rules for new accounts need the account's creation time,
  * which the facts do not carry yet). */
 #define ACCOUNT_AGE_DAYS 4
-
-extern const struct hub_module hub_playban_module; /* (below) */
 
 int hub_playban_read(struct store *st, const char *pid,
                      struct playban_record *r)
@@ -77,14 +71,19 @@ static char *render(int64_t until, int mins)
     return text;
 }
 
-/* p's ban holding at wall: its end, 0 when none (or playbans are off). */
-static int64_t ban_end(struct hub *h, const struct player *p, int64_t wall,
-                       int *mins)
+/* p's ban holding at wall, p acting from ip (NULL: its latest address):
+ * its end, 0 when none (or playbans are off). */
+static int64_t ban_end(struct hub *h, const struct player *p, const char *ip,
+                       int64_t wall, int *mins)
 {
     const struct playban_record *r;
     int64_t end;
 
-    if (!h->cfg.playban || !p || !p->facts)
+    if (!h->cfg.playban || !p)
+        return 0;
+    if (!p->account)
+        return hub_guestbans_end(h, p, ip, wall, mins);
+    if (!p->facts)
         return 0;
     r = &p->facts->playban;
     end = playban_ends(r, wall);
@@ -93,9 +92,8 @@ static int64_t ban_end(struct hub *h, const struct player *p, int64_t wall,
     return end;
 }
 
-/* Tells p's connections here its ban (until, mins), behind seq. */
-static void tell_conns(struct hub *h, struct player *p, int64_t until,
-                       int mins, uint64_t seq)
+void hub_playban_tell(struct hub *h, struct player *p, int64_t until,
+                      int mins, uint64_t seq)
 {
     struct msgbuf *b = msgbuf_take(render(until, mins));
 
@@ -106,16 +104,16 @@ static void tell_conns(struct hub *h, struct player *p, int64_t until,
     msgbuf_unref(b);
 }
 
-int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
-                          size_t len)
+/* hub_playban_until for p acting from ip (NULL: its latest address). */
+static int64_t until_from(struct hub *h, const struct player *p,
+                          const char *ip, char *msg, size_t len, int *mins)
 {
     int64_t wall = hub_wall_ms(h), end;
-    int mins = 0;
     char at[32];
     time_t t;
     struct tm tm;
 
-    if (!p || !(end = ban_end(h, p, wall, &mins)))
+    if (!p || !(end = ban_end(h, p, ip, wall, mins)))
         return 0;
     t = (time_t)(end / 1000);
     gmtime_r(&t, &tm);
@@ -127,6 +125,14 @@ int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
     return end;
 }
 
+int64_t hub_playban_until(struct hub *h, const struct player *p, char *msg,
+                          size_t len)
+{
+    int mins = 0;
+
+    return until_from(h, p, NULL, msg, len, &mins);
+}
+
 bool hub_playban_refused(struct session *s, const struct proto_id *id)
 {
     struct hub *h = s->hub;
@@ -134,9 +140,8 @@ bool hub_playban_refused(struct session *s, const struct proto_id *id)
     int mins = 0;
     char msg[160];
 
-    if (!(end = hub_playban_until(h, s->player, msg, sizeof msg)))
+    if (!(end = until_from(h, s->player, s->ip, msg, sizeof msg, &mins)))
         return false;
-    ban_end(h, s->player, hub_wall_ms(h), &mins);
     hub_send_error(s, PROTO_PLAYBAN, msg, id);
     hub_send_text(s, render(end, mins), 0);
     log_info("event=playban_refused player=%s until_ms=%" PRId64,
@@ -147,7 +152,8 @@ bool hub_playban_refused(struct session *s, const struct proto_id *id)
 void hub_playban_welcomed(struct session *s)
 {
     int mins = 0;
-    int64_t end = ban_end(s->hub, s->player, hub_wall_ms(s->hub), &mins);
+    int64_t end = ban_end(s->hub, s->player, s->ip, hub_wall_ms(s->hub),
+                          &mins);
 
     if (end)
         hub_send_text(s, render(end, mins), 0);
@@ -165,31 +171,46 @@ static bool counts(const struct game *g)
     return true;
 }
 
-/* Records what v says of seat c of g, for an account. */
+int hub_playban_note(struct playban_record *r, const struct playban_game *v,
+                     int c, int *o)
+{
+    int64_t forgiven = r->forgiven_ms;
+
+    *o = playban_judge(v, c, &r->forgiven_ms);
+    if (*o == PLAYBAN_NONE && r->forgiven_ms == forgiven)
+        return -1;
+    if (*o == PLAYBAN_NONE) {
+        r->version++;
+        return 0;
+    }
+    return playban_add(r, *o, v->now_ms, ACCOUNT_AGE_DAYS);
+}
+
+/* Records what v says of seat c of g: an account's in its facts and the
+ * store, a guest's in playban_guest.c's tables. */
 static void judge_seat(struct hub *h, struct game *g,
                        const struct playban_game *v, int c)
 {
     struct player *p = table_get(&h->players, game_seat_pid(g, c));
     struct playban_record r;
     char text[PLAYBAN_TEXT_MAX];
-    int o, mins = 0;
+    int o, mins;
     uint64_t seq;
 
-    if (!p || !p->account)
+    if (!p)
         return;
     if (!p->facts) { /* (a seat's facts are read before its game starts) */
         log_warn("event=playban_unjudged player=%s game=%s", p->pid,
                  game_gid(g));
         return;
     }
-    r = p->facts->playban;
-    o = playban_judge(v, c, &r.forgiven_ms);
-    if (o == PLAYBAN_NONE && r.forgiven_ms == p->facts->playban.forgiven_ms)
+    if (!p->account) {
+        hub_guestbans_judge(h, g, v, c, p);
         return;
-    if (o == PLAYBAN_NONE)
-        r.version++;
-    else
-        mins = playban_add(&r, o, v->now_ms, ACCOUNT_AGE_DAYS);
+    }
+    r = p->facts->playban;
+    if ((mins = hub_playban_note(&r, v, c, &o)) < 0)
+        return;
     if (!playban_encode(&r, text, sizeof text) ||
         !(seq = store_put_playban(h->store, p->pid, text, v->now_ms))) {
         log_warn("event=playban_unrecorded player=%s game=%s", p->pid,
@@ -204,7 +225,7 @@ static void judge_seat(struct hub *h, struct game *g,
         return;
     log_info("event=playban player=%s game=%s minutes=%d until_ms=%" PRId64,
              p->pid, game_gid(g), mins, v->now_ms + (int64_t)mins * 60000);
-    tell_conns(h, p, v->now_ms + (int64_t)mins * 60000, mins, seq);
+    hub_playban_tell(h, p, v->now_ms + (int64_t)mins * 60000, mins, seq);
     h->router.ops->tell(h->router.ctx, p->pid, PLAYBAN_TELL, text,
                         strlen(text), seq);
 }
@@ -238,7 +259,14 @@ static void told(struct hub *h, struct player *p, const char *payload,
         return;
     p->facts->playban = r;
     if ((end = playban_ends(&r, wall)) != 0)
-        tell_conns(h, p, end, r.ban[r.nbans - 1].mins, 0);
+        hub_playban_tell(h, p, end, r.ban[r.nbans - 1].mins, 0);
+}
+
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    (void)now;
+    hub_guestbans_told(h, payload, len);
 }
 
 static const struct hub_command commands[] = {
@@ -247,8 +275,11 @@ static const struct hub_command commands[] = {
 
 const struct hub_module hub_playban_module = {
     .name = "playban",
+    .init = hub_guestbans_init,
+    .free = hub_guestbans_free,
     .game_ended = game_ended,
     .tell_tag = PLAYBAN_TELL,
     .told = told,
+    .told_all = told_all,
     .commands = commands,
 };

@@ -24,7 +24,9 @@
  * arrives (hub_room_heard): one Redis channel, so every node delivers
  * the lines in the same order; another node's line takes a token of this
  * node's bucket of the room, so the room's rate is the cluster's.
- * Tournaments are a node alone's.
+ * Tournaments are a node alone's. A moderator's delete of a line
+ * (rooms_delete_line) takes the same way: the lobby's through the
+ * router to every node, an event's here.
  * Only the event-loop thread calls these.
  */
 #include <assert.h>
@@ -356,7 +358,7 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
     snprintf(row.name, sizeof row.name, "%s", p->name);
     snprintf(row.text, sizeof row.text, "%.*s", (int)sizeof row.text - 1,
              m->text);
-    row.at_ms = hub_wall_ms(h);
+    row.at_ms = chat_room_next_at(&r->lines, hub_wall_ms(h));
     l = (struct proto_chat_line){p->pid, p->name, m->text, row.at_ms};
     if (!(seq = store_put_chat(h->store, &row)) ||
         !(text = proto_render_chat(key, m->room, &l))) {
@@ -373,9 +375,50 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
     deliver(h, r, p->pid, p->name, m->text, row.at_ms, text, seq);
 }
 
+/* ---- a moderator's delete ---------------------------------------------- */
+
+/* pid's line at at_ms leaves r here; if it was there, r's readers get
+ * its new chat_history (which replaces what they show) behind seq. */
+static void remove_line(struct hub *h, struct room *r, const char *pid,
+                        int64_t at_ms, uint64_t seq)
+{
+    struct msgbuf *b;
+
+    if (!chat_room_remove(&r->lines, pid, at_ms))
+        return;
+    history_stale(r);
+    if (r->loaded && (b = history_of(r)) != NULL)
+        send_all(h, r, b, seq);
+}
+
+void rooms_delete_line(struct hub *h, enum proto_room kind, const char *key,
+                       const char *pid, int64_t at_ms, uint64_t seq)
+{
+    struct room *r;
+    char *text;
+    int len;
+
+    assert(kind == PROTO_ROOM_LOBBY || kind == PROTO_ROOM_EVENT);
+    /* the lobby's on every node (this one's too), in the lines' order */
+    if (kind == PROTO_ROOM_LOBBY && h->router.ops->room_line &&
+        (len = asprintf(&text,
+                        "{\"t\":\"chat_delete\",\"room\":\"lobby\","
+                        "\"pid\":\"%s\",\"at\":%lld}",
+                        pid, (long long)at_ms)) > 0) {
+        bool sent = h->router.ops->room_line(h->router.ctx, text, (size_t)len,
+                                             seq);
+        free(text);
+        if (sent)
+            return;
+    }
+    if ((r = room_find(h, kind, key)) != NULL)
+        remove_line(h, r, pid, at_ms, seq);
+}
+
 void hub_room_heard(struct hub *h, const char *text, size_t len, bool own)
 {
     json_t *o = h->cfg.lobby_chat ? json_loadb(text, len, 0, NULL) : NULL;
+    const char *t = json_string_value(json_object_get(o, "t"));
     const char *pid = json_string_value(json_object_get(o, "pid"));
     const char *name = json_string_value(json_object_get(o, "name"));
     const char *line = json_string_value(json_object_get(o, "text"));
@@ -384,10 +427,13 @@ void hub_room_heard(struct hub *h, const char *text, size_t len, bool own)
     struct room *r;
     char *copy;
 
-    if (pid && name && line && json_is_integer(at) && room &&
-        !strcmp(room, "lobby") &&
-        (r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) &&
-        (copy = strndup(text, len))) {
+    if (t && !strcmp(t, "chat_delete") && pid && json_is_integer(at) &&
+        (r = room_find(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) != NULL)
+        remove_line(h, r, pid, json_integer_value(at), 0);
+    else if (pid && name && line && json_is_integer(at) && room &&
+             !strcmp(room, "lobby") &&
+             (r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) &&
+             (copy = strndup(text, len))) {
         if (!own) /* (empty: spent already) */
             (void)bucket_take(&r->rate, h->cfg.chat_room_per_s,
                               CHAT_ROOM_BURST_S * h->cfg.chat_room_per_s,

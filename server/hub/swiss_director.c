@@ -5,7 +5,8 @@
  *
  * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
  * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
- * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c).
+ * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c; the
+ * summary and standings as messages show them: swiss_render.c).
  * Every TOURNEY_TICK_MS it starts the first round at the start (or when
  * the creator says), and each next one once every game of the last has
  * ended and the interval has run, unless the organiser paused the event:
@@ -23,7 +24,9 @@
  * An event is its calls; the journal line of each (below) is both what
  * is stored (migration swiss_calls) and what replay parses:
  *
- *   new BASE INC ROUNDS START INTERVAL SEED CREATOR NAME   (START -1: manual)
+ *   new BASE INC ROUNDS START INTERVAL SEED CREATOR NAME[ OPTIONS]
+ *                         (START -1: manual; OPTIONS: the entry
+ *                          conditions, tourney_entry_format's tokens)
  *   join PID NAME RATING T
  *   withdraw P T          rejoin P T
  *   start T               (the creator's start)
@@ -54,6 +57,7 @@
 #include "hub/hub_internal.h"
 #include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
+#include "hub/tourney_entry.h"
 #include "lib/ids.h"
 #include "lib/log.h"
 #include "lib/workers.h"
@@ -61,13 +65,14 @@
 #include "sysclock.h"
 #include "tour.h"
 
-/* Events one player may have open, finished events listed, standings rows
- * shown; the bytes of a round's boards in one journal row (of at most
+/* Events one player may have open, finished events listed; the bytes of a round's boards in one journal row (of at most
  * STORE_ARENA_CALL_MAX, with the row's head). */
 #define SWISS_EVENTS_PER_CREATOR 2
 #define SWISS_FINISHED_LISTED 50
-#define SWISS_STANDINGS_SHOWN 200
 #define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
+
+/* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
+#define SWISS_DRAW_FROM_PLY 60
 
 extern const struct hub_module hub_swiss_module;
 
@@ -112,13 +117,6 @@ int swiss_entrant_of(const struct swiss_tourney *e, const char *pid)
         if (!strcmp(e->players[i].pid, pid))
             return (int)i;
     return -1;
-}
-
-static const char *event_status(const struct swiss_tourney *e, int64_t wall)
-{
-    if (e->head.finished)
-        return "finished";
-    return e->start_ms < 0 || wall < e->start_ms ? "open" : "running";
 }
 
 static void event_free(struct swiss_tourney *e)
@@ -301,18 +299,35 @@ int swiss_journal_round(struct hub *h, struct swiss_tourney *e,
     return rc;
 }
 
+/* new's options (text: what follows its name): the entry conditions, 0;
+ * -1 when one does not parse (an event journaled before Swiss events had
+ * conditions has none). */
+static int parse_options(struct swiss_tourney *e, const char *text)
+{
+    char tok[64];
+    int n;
+
+    while (sscanf(text, " %63s%n", tok, &n) == 1) {
+        text += n;
+        if (tourney_entry_parse(&e->entry, tok) != 1)
+            return -1;
+    }
+    return 0;
+}
+
 static struct swiss_tourney *event_new(const char *id, const char *line)
 {
     struct swiss_tourney *e = calloc(1, sizeof *e);
-    int rounds;
+    int rounds, used = 0;
     uint64_t seed;
 
     if (!e)
         return NULL;
-    if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s",
+    if (sscanf(line, "new %d %d %d %" SCNd64 " %d %" SCNu64 " %32s %20s%n",
                &e->base_s, &e->inc_s, &rounds, &e->start_ms, &e->interval_s,
-               &seed, e->head.creator, e->head.name) != 8 ||
-        rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX) {
+               &seed, e->head.creator, e->head.name, &used) != 8 ||
+        rounds < 1 || rounds > PROTO_SWISS_ROUNDS_MAX ||
+        parse_options(e, line + used) < 0) {
         free(e);
         return NULL;
     }
@@ -323,133 +338,23 @@ static struct swiss_tourney *event_new(const char *id, const char *line)
     return e;
 }
 
-/* ---- rendering ---------------------------------------------------------- */
-
-static json_t *event_summary(const struct swiss_tourney *e, int64_t wall)
-{
-    size_t listed = 0;
-
-    for (size_t i = 0; i < e->np; i++)
-        listed += !e->t.p[i].withdrawn || e->t.p[i].sn;
-    return json_pack(
-        "{s:s,s:s,s:s,s:s,s:o,s:{s:s,s:i,s:i},s:i,s:i,s:i,s:i,s:b}", "event",
-        e->head.id, "name", e->head.name, "creator", e->head.creator,
-        "status", event_status(e, wall), "start_ms",
-        e->start_ms < 0 ? json_null() : json_integer(e->start_ms), "clock",
-        "type", "fischer", "initial_s", e->base_s, "increment_s", e->inc_s,
-        "rounds", e->t.total_rounds, "round", e->t.rounds, "interval_s",
-        e->interval_s, "players", (int)listed, "paused", e->paused);
-}
-
 static json_t *summary_of(const struct tourney_event *e, int64_t wall)
 {
-    return event_summary((const struct swiss_tourney *)e, wall);
+    return swiss_summary((const struct swiss_tourney *)e, wall);
 }
 
-static json_t *sheet_of(const struct swiss_tourney *e, int p)
+/* A push of e's page (tourney_push_pages). */
+static char *render_page(const struct tourney_event *e, int64_t wall,
+                         int page)
 {
-    json_t *a = json_array();
-
-    for (int r = 1; r <= e->t.rounds; r++) {
-        struct swiss_game g = tour_entry(&e->t, p, r);
-        char code[2] = {g.result, 0}, colour[2] = {g.colour, 0};
-        json_array_append_new(a, json_pack("{s:i,s:s,s:s}", "opp", g.opp,
-                                           "colour", colour, "result", code));
-    }
-    return a;
-}
-
-static const char *result_name(char r)
-{
-    switch (r) {
-    case '1':
-        return "1-0";
-    case '0':
-        return "0-1";
-    case '=':
-        return "1/2-1/2";
-    case '+':
-        return "+--";
-    case '-':
-        return "--+";
-    case 'U':
-        return "bye";
-    default:
-        return NULL;
-    }
-}
-
-/* The last round's boards. */
-static json_t *pairings_of(const struct swiss_tourney *e)
-{
-    json_t *a = json_array();
-    const struct tour_board *b;
-    int n = e->t.rounds ? tour_round(&e->t, e->t.rounds, &b) : 0;
-    size_t first = n ? (size_t)(b - e->t.b) : 0;
-
-    for (int i = 0; i < n; i++) {
-        const char *res = result_name(b[i].result);
-        const char *gid = e->gids[first + (size_t)i];
-        json_array_append_new(
-            a, json_pack("{s:s,s:o,s:o,s:o}", "white",
-                         e->players[b[i].white].pid, "black",
-                         b[i].black < 0
-                             ? json_null()
-                             : json_string(e->players[b[i].black].pid),
-                         "game", *gid ? json_string(gid) : json_null(),
-                         "result", res ? json_string(res) : json_null()));
-    }
-    return a;
-}
-
-static json_t *standing_row(const struct swiss_tourney *e, int p,
-                            const struct tour_standing *st)
-{
-    return json_pack("{s:i,s:i,s:s,s:s,s:i,s:f,s:f,s:i,s:b,s:o}", "rank",
-                     st ? st->rank : 0, "sn", e->t.p[p].sn, "id",
-                     e->players[p].pid, "name", e->players[p].name, "rating",
-                     e->t.p[p].rating, "points", st ? st->score / 10.0 : 0.0,
-                     "sb", st ? st->sb / 100.0 : 0.0, "performance",
-                     st ? st->performance : 0, "withdrawn",
-                     e->t.p[p].withdrawn, "sheet", sheet_of(e, p));
-}
-
-/* e's standings message (malloc'ed): the ranked players, then those who
- * joined since the last pairing (rank 0), and the last round's boards. */
-static char *render_standings(const struct swiss_tourney *e, int64_t wall,
-                              const struct proto_id *id)
-{
-    struct tour_standing *st = malloc((e->np ? e->np : 1) * sizeof *st);
-    json_t *o = event_summary(e, wall), *rows = json_array();
-    int n;
-
-    if (!st || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
-        free(st);
-        json_decref(o);
-        json_decref(rows);
-        return NULL;
-    }
-    for (int i = 0; i < n && i < SWISS_STANDINGS_SHOWN; i++)
-        json_array_append_new(rows, standing_row(e, st[i].player, &st[i]));
-    for (size_t p = 0; p < e->np && n < SWISS_STANDINGS_SHOWN; p++)
-        if (!e->t.p[p].sn && !e->t.p[p].withdrawn) {
-            json_array_append_new(rows, standing_row(e, (int)p, NULL));
-            n++;
-        }
-    free(st);
-    json_object_set_new(o, "t", json_string("swiss_standings"));
-    json_object_set_new(o, "standings", rows);
-    json_object_set_new(o, "pairings", pairings_of(e));
-    return tourney_finish(o, id);
+    return swiss_render_standings((const struct swiss_tourney *)e, wall, page,
+                                  NULL, NULL);
 }
 
 static void push_standings(struct hub *h, struct swiss_tourney *e,
                            int64_t wall)
 {
-    e->head.dirty = false;
-    if (e->head.nw)
-        tourney_push(h, render_standings(e, wall, NULL), e->head.watchers,
-                     e->head.nw, e->head.seq);
+    tourney_push_pages(h, &e->head, wall, render_page);
 }
 
 /* ---- the tick ----------------------------------------------------------- */
@@ -469,6 +374,7 @@ static void start_board(struct hub *h, struct swiss_tourney *e, size_t k,
         log_error("event=swiss_game_refused swiss=%s", e->head.id);
         return;
     }
+    game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
     if (swiss_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
@@ -624,7 +530,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct hub *h = s->hub;
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
-    char id[PROTO_KEY_MAX + 1], line[192];
+    char id[PROTO_KEY_MAX + 1], line[192 + TOURNEY_ENTRY_TEXT_MAX];
+    char options[TOURNEY_ENTRY_TEXT_MAX];
     struct swiss_tourney *e;
 
     (void)now;
@@ -645,14 +552,15 @@ static void do_create(struct session *s, const struct proto_msg *m,
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
-    snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s",
+    tourney_entry_format(&m->entry, options, sizeof options);
+    snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s%s",
              m->clock.initial_s, m->clock.increment_s, m->rounds,
              m->start_in_s < 0 ? (int64_t)-1
                                : wall + (int64_t)m->start_in_s * 1000,
              m->interval_s,
              h->cfg.event_seed ? (unsigned)(h->cfg.event_seed & 0xff)
                                : (unsigned)ids_random_byte(),
-             s->player->pid, m->name);
+             s->player->pid, m->name, options);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
@@ -668,7 +576,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     log_info("event=swiss_created swiss=%s by=%s", id, s->player->pid);
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
-                           event_summary(e, wall)),
+                           swiss_summary(e, wall)),
                  &m->id, e->head.seq);
     tourney_arm(h, d);
 }
@@ -747,7 +655,9 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                  e->np);
         hub_send_error(s, PROTO_EVENTS_FULL, line, &m->id);
         return;
-    } else
+    } else if (!tourney_entry_admits(s, &e->entry, e->base_s, e->inc_s, m))
+        return;
+    else
         snprintf(line, sizeof line, "join %s %s %d %" PRId64, s->player->pid,
                  s->player->name,
                  tourney_rating(s->player, e->base_s, e->inc_s), wall);
@@ -822,8 +732,9 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     }
     if (!(e = swiss_tourney_of(s, m)))
         return;
-    if (!(text = render_standings(e, hub_wall_ms(s->hub), &m->id)) ||
-        tourney_watch(d, &e->head, s, 0) < 0) {
+    if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), m->page,
+                                        s->player->pid, &m->id)) ||
+        tourney_watch(d, &e->head, s, m->page) < 0) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
@@ -966,6 +877,8 @@ int hub_swiss_restore(struct hub *h)
                 report_end(h, e, k, game_result(gm),
                            game_ending(gm) == ENDING_NO_START,
                            game_side_to_move(gm), hub_wall_ms(h));
+            } else {
+                game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
             }
         }
         open += !e->head.finished;

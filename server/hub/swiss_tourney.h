@@ -1,7 +1,8 @@
 /*
  * swiss_tourney.h - what the Swiss director's files share (swiss_director.c:
  * the module, its calls, the tick and the pairing off the loop;
- * swiss_organiser.c: the organiser's commands). Not for other files.
+ * swiss_organiser.c: the organiser's commands; swiss_render.c: the
+ * messages that show an event). Not for other files.
  * Only the event-loop thread calls these functions.
  */
 #ifndef SERVER_HUB_SWISS_TOURNEY_H
@@ -10,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "hub/hub_internal.h"
 #include "hub/tourney.h"
@@ -24,7 +27,8 @@ struct swiss_entrant {
 struct swiss_tourney {
     struct tourney_event head; /* first: tourney.c sees it */
     int base_s, inc_s, interval_s;
-    int64_t start_ms; /* -1 until the creator starts it */
+    struct proto_entry entry; /* the entry conditions (tourney_entry.h) */
+    int64_t start_ms;         /* -1 until the creator starts it */
     struct tour t;
     struct swiss_entrant *players;
     const char **names; /* players[i].name, for tour_trf */
@@ -79,5 +83,20 @@ void swiss_do_remove(struct session *s, const struct proto_msg *m,
                      int64_t now);
 void swiss_do_terminate(struct session *s, const struct proto_msg *m,
                         int64_t now);
+
+/* swiss_render.c: e's summary at wall (swiss_list's, swiss_created's):
+ * a new reference, NULL when out of memory. */
+json_t *swiss_summary(const struct swiss_tourney *e, int64_t wall);
+
+/* swiss_render.c: e's swiss_standings message with id (NULL: a push),
+ * malloc'ed (the caller frees); NULL when out of memory. The ranked
+ * players, then those who joined since the last pairing (rank 0): page
+ * (1 up) PROTO_STANDINGS_PAGE of them with "page" and "pages", or (0)
+ * the first 200; the last round's boards; with "me" (player me's own
+ * row, null when not listed) when me is not NULL: a watch's answer,
+ * never a push (whose bytes every watcher of the page shares). */
+char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
+                             int page, const char *me,
+                             const struct proto_id *id);
 
 #endif

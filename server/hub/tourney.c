@@ -300,6 +300,34 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
     return 0;
 }
 
+void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
+                        char *(*render)(const struct tourney_event *e,
+                                        int64_t wall, int page))
+{
+    struct session **group;
+    bool *sent;
+
+    e->dirty = false;
+    e->relay = true; /* (to the other nodes of a cluster) */
+    if (!e->nw)
+        return;
+    group = malloc(e->nw * sizeof *group);
+    sent = calloc(e->nw, sizeof *sent);
+    for (size_t i = 0; group && sent && i < e->nw; i++) {
+        size_t n = 0;
+        if (sent[i])
+            continue;
+        for (size_t j = i; j < e->nw; j++)
+            if (!sent[j] && e->pages[j] == e->pages[i]) {
+                group[n++] = e->watchers[j];
+                sent[j] = true;
+            }
+        tourney_push(h, render(e, wall, e->pages[i]), group, n, e->seq);
+    }
+    free(group);
+    free(sent);
+}
+
 json_t *tourney_list(const struct tourney_director *d, int64_t wall,
                      size_t max_finished,
                      json_t *(*summary)(const struct tourney_event *e,

@@ -98,6 +98,13 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
                   struct session *s, int page);
 void tourney_unwatch(struct tourney_director *d, struct session *s);
 
+/* Pushes e's standings to its watchers and clears e->dirty: one
+ * render(e, wall, page) (malloc'ed text, NULL: none) per page watched,
+ * its bytes to every watcher of that page. */
+void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
+                        char *(*render)(const struct tourney_event *e,
+                                        int64_t wall, int page));
+
 /* The summaries (summary(e, wall)) of d's events, newest first: those
  * not finished and the newest max_finished finished ones. */
 json_t *tourney_list(const struct tourney_director *d, int64_t wall,

@@ -122,6 +122,13 @@
 #define LIMIT_GUEST_UNPLAYED_MS (24LL * 3600 * 1000)
 #define LIMIT_SWEEP_MS (10LL * 1000)
 
+/* The guests' playban records a node keeps, in each of its two tables
+ * (by token, by address: hub/playban_guest.c), about 650 bytes each with
+ * its table slot: at most about 11 MB in all. A new one when full evicts the one changed
+ * least recently; each takes a game that counts, so filling a table
+ * takes thousands of games. */
+#define LIMIT_GUESTBANS 8192
+
 /* /healthz fails when the store's writer has committed nothing (not even
  * its once-a-second heartbeat) for this long: the database refuses writes
  * (locked, disk full), so no move can be confirmed. Above the writer's

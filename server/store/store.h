@@ -383,7 +383,8 @@ struct store_mod_action {
     char text[STORE_REPORT_TEXT_MAX + 1];
     int64_t until_ms, at_ms;
     /* a "chat_delete"'s line: target's line of game's room at line_ms
-     * (the trigger deletes it) */
+     * (the trigger deletes it; game is "lobby" or the event's id for
+     * those rooms) */
     char game[33], room[10];
     int64_t line_ms;
 };
@@ -401,7 +402,8 @@ struct store_maintenance {
 int store_maintenance(struct store *s, struct store_maintenance *out);
 struct store_chat_line; /* (below) */
 /* What moderators read of account pid (mod_player): its newest chat
- * lines, newest first, at most max_lines into lines (*n_lines), and the
+ * lines of every room, newest first, at most max_lines into lines
+ * (*n_lines; gid the lobby's or an event's key for those rooms), and the
  * newest actions on it, at most max_acts into acts (*n_acts; each
  * moderator field the moderator's username). 0, or -1 on a database
  * error. */

@@ -73,6 +73,13 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await waitText(a.page, '#game-berserk', /⚔ (White|Black) berserk/);
     assert.equal(await a.page.isHidden('#berserk-btn'), true);
     assert.equal(await b.page.isVisible('#berserk-btn'), true);
+    // from the game to its event and back: the event's page offers A's
+    // game (lichess's "You are playing")
+    const game = a.page.url();
+    await a.page.click('#game-arena a');
+    await a.page.waitForURL(url);
+    await a.page.click('#arena-my-game');
+    await a.page.waitForURL(game);
     // a move each (before them the game offers abort, not resign)
     await waitText(a.page, '#status', /Your move|Waiting for your opponent/);
     const aWhite = /Your move/.test(await a.page.textContent('#status'));

@@ -208,7 +208,8 @@ test('every protocol error code has a human message', () => {
                    'already_registered', 'bad_credentials',
                    'no_such_seek', 'rating_out_of_range', 'address_full',
                    'server_full', 'busy', 'no_engine', 'chat_not_allowed',
-                   'muted', 'blocked', 'too_many_blocks', 'already_reported'];
+                   'muted', 'blocked', 'too_many_blocks', 'already_reported',
+                   'draw_too_early'];
     for (const c of codes) {
         const t = W.errorText(c, 'server words');
         assert.doesNotMatch(t, /^Error/, c);

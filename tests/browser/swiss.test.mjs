@@ -1,5 +1,7 @@
 // Swiss tournaments: A creates one of one round from the Tournaments page
-// (started by hand), A and B join on its page, A starts it, both are
+// (started by hand) with a password (an entry condition its page shows),
+// B is refused without it, A and B join with it on its page, A starts
+// it, both are
 // paired (the game page names the event), B resigns, and a watcher sees
 // the round's result and A first with 1 point; the TRF link serves the
 // event's TRF. The pages are axe-clean.
@@ -28,18 +30,25 @@ test('create, join, start, play a round, see the standings',
     await a.page.fill('#swiss-name', 'Club_swiss');
     await a.page.fill('#swiss-rounds', '1');
     await a.page.fill('#swiss-interval', '0');
+    await a.page.fill('#swiss-pw', 'club-7');
     await a.page.click('#swiss-create-btn');
     await a.page.waitForURL(/\/t\/[A-Za-z0-9_-]+\?swiss$/);
     const url = a.page.url();
     await waitText(a.page, '#swiss-name-shown', /Club_swiss/);
     await waitText(a.page, '#swiss-status', /Starts soon · round 0 of 1/);
+    await waitText(a.page, '#swiss-conditions', /To join: a password\./);
 
     const c = await openPlayer(browser, `${server.base}/tournaments`);
     await waitText(c.page, '#swiss-list', /Club_swiss.*round 0 of 1/);
     await c.page.click('#swiss-list a');
     await c.page.waitForURL(url);
     await b.page.goto(url);
+    await b.page.fill('#swiss-join-pw', 'wrong');
     await b.page.click('#swiss-join-btn');
+    await waitText(b.page, '#toasts', /password: not this tournament's/);
+    await b.page.fill('#swiss-join-pw', 'club-7');
+    await b.page.click('#swiss-join-btn');
+    await a.page.fill('#swiss-join-pw', 'club-7');
     await a.page.click('#swiss-join-btn');
     await waitText(c.page, '#swiss-standings', new RegExp(nameA));
     assert.deepEqual(await axeSerious(a.page), [], 'event page');

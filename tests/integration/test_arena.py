@@ -137,12 +137,53 @@ class ArenaTest(FreshServerTest):
                                        event=ev)["standings"]), 10)
         self.assertEqual(len(w0.expect("arena_standings",
                                        event=ev)["standings"]), 13)
-        for page in (0, 201, "1"):
+        for page in (0, 501, "1"):
             err = cs[0].request({"t": "arena_watch", "event": ev,
                                  "page": page}, "error")
             self.assertEqual((err["code"], err["msg"]),
                              ("bad_field",
-                              "page: an integer from 1 to 200"))
+                              "page: an integer from 1 to 500"))
+
+    def test_watch_answers_own_row(self):
+        """arena_watch's answer has "me", the watcher's own row whatever
+        page he watches (null when not listed: a watcher who never
+        joined, or withdrew before the start), and the pushes, the same
+        bytes for every watcher of a page, have none. Once finished,
+        every page has the podium."""
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
+        cs = self.players(srv, 12, ev)
+        last, w = cs[11], self.client(srv)
+        p1 = last.request({"t": "arena_watch", "event": ev, "page": 1},
+                          "arena_standings")
+        self.assertNotIn(last.pid, [r["id"] for r in p1["standings"]])
+        self.assertEqual((p1["me"]["id"], p1["me"]["rank"],
+                          p1["me"]["withdrawn"]), (last.pid, 12, False))
+        top = last.request({"t": "arena_watch", "event": ev},
+                           "arena_standings")
+        self.assertEqual(top["me"], standing(top, last.pid))
+        self.assertIsNone(w.request({"t": "arena_watch", "event": ev,
+                                     "page": 2}, "arena_standings")["me"])
+        last.request({"t": "arena_watch", "event": ev, "page": 1},
+                     "arena_standings")
+        last.request({"t": "arena_withdraw", "event": ev},
+                     "arena_withdrawn")
+        pushed = w.expect("arena_standings", event=ev)
+        self.assertEqual([r["rank"] for r in pushed["standings"]], [11])
+        self.assertNotIn("me", pushed)
+        self.assertNotIn("me", last.expect("arena_standings", event=ev))
+        self.assertIsNone(last.request({"t": "arena_watch", "event": ev,
+                                        "page": 1}, "arena_standings")["me"])
+        self.assertNotIn("podium", pushed)
+        w.request({"t": "arena_watch", "event": ev, "page": 2},
+                  "arena_standings")
+        org.request({"t": "arena_terminate", "event": ev},
+                    "arena_terminated")
+        end = self.watch_until(w, ev, lambda s: s["status"] == "finished")
+        self.assertEqual([r["rank"] for r in end["standings"]], [11])
+        self.assertEqual([(r["rank"], r["id"]) for r in end["podium"]],
+                         [(1, cs[0].pid), (2, cs[1].pid), (3, cs[2].pid)])
 
     def play(self, white, black, gid, moves):
         ply = 0

@@ -159,33 +159,48 @@ class FirstMoveTest(FreshServerTest):
 
 @not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
 class EntryConditionsTest(FreshServerTest):
+    """An arena's entry conditions; test_swiss_rules runs the same on a
+    Swiss event (KIND, CREATE: the event's fields but conditions,
+    CATEGORY: its clock's)."""
+    KIND = "arena"
+    CREATE = {"name": "Berserk", "clock": CLOCK, "duration_s": 600}
+    CATEGORY = "bullet"
+
+    def create(self, c, conditions):
+        """A new event with conditions: its summary."""
+        return c.request(dict(self.CREATE, t=self.KIND + "_create",
+                              conditions=conditions),
+                         self.KIND + "_created")[self.KIND]
+
     def refused(self, c, ev, **extra):
-        err = c.request(dict({"t": "arena_join", "event": ev}, **extra),
-                        "error")
+        err = c.request(dict({"t": self.KIND + "_join", "event": ev},
+                             **extra), "error")
         self.assertEqual(err["code"], "condition_not_met")
         return err["msg"]
 
     def test_each_condition_refuses_naming_it(self):
         srv = self.server(OPEN)
         guest, acct = self.client(srv), self.client(srv)
+        k = self.KIND
 
         def org():  # two open events per creator: a creator each
             return self.client(srv)
         acct.request({"t": "register", "username": "member",
                       "password": "correct horse"}, "registered")
-        ev = create(org(), conditions={"rating_min": 1600, "rating_max": 2000})
+        ev = self.create(org(), {"rating_min": 1600, "rating_max": 2000})
         self.assertEqual(ev["conditions"],
                          {"rating_min": 1600, "rating_max": 2000})
-        self.assertTrue(self.refused(guest, ev["event"]).startswith(
-            "rating_min: your bullet rating 1500 is under 1600"))
-        ev = create(org(), conditions={"rating_max": 1400})["event"]
+        self.assertEqual(self.refused(guest, ev["event"]),
+                         "rating_min: your %s rating 1500 is under 1600"
+                         % self.CATEGORY)
+        ev = self.create(org(), {"rating_max": 1400})["event"]
         self.assertIn("rating_max", self.refused(guest, ev))
-        ev = create(org(), conditions={"rated_games_min": 5})["event"]
+        ev = self.create(org(), {"rated_games_min": 5})["event"]
         self.assertEqual(self.refused(acct, ev),
-                         "rated_games_min: you have played 0 rated bullet "
-                         "games of the 5 needed")
-        ev = create(org(), conditions={"accounts_only": True,
-                                       "password": "club-7"})
+                         "rated_games_min: you have played 0 rated %s "
+                         "games of the 5 needed" % self.CATEGORY)
+        ev = self.create(org(), {"accounts_only": True,
+                                 "password": "club-7"})
         self.assertEqual(ev["conditions"],
                          {"accounts_only": True, "password": True})
         ev = ev["event"]
@@ -195,24 +210,27 @@ class EntryConditionsTest(FreshServerTest):
                          "password: this tournament needs one")
         self.assertEqual(self.refused(acct, ev, password="club-8"),
                          "password: not this tournament's")
-        acct.request({"t": "arena_join", "event": ev, "password": "club-7"},
-                     "arena_joined")
-        st = acct.request({"t": "arena_watch", "event": ev},
-                          "arena_standings")
+        acct.request({"t": k + "_join", "event": ev, "password": "club-7"},
+                     k + "_joined")
+        st = acct.request({"t": k + "_watch", "event": ev}, k + "_standings")
         self.assertEqual([r["id"] for r in st["standings"]], [acct.pid])
+        self.joined(srv, acct, ev)
         # kept across a restart: the journal's first line has them
         before = {e["event"]: e["conditions"] for e in acct.request(
-            {"t": "arena_list"}, "arena_list")["events"]}
+            {"t": k + "_list"}, k + "_list")["events"]}
         self.assertEqual(len(before), 4)
         srv.kill()
         srv2 = self.server(OPEN)
         g2 = self.client(srv2, token=guest.token)
         self.assertIn("accounts_only", self.refused(g2, ev,
                                                     password="club-7"))
-        ls = g2.request({"t": "arena_list"}, "arena_list")["events"]
+        ls = g2.request({"t": k + "_list"}, k + "_list")["events"]
         self.assertEqual({e["event"]: e["conditions"] for e in ls}, before)
         self.assertEqual(self.refused(g2, ev, password="club-8"),
                          "accounts_only: only an account may join")
+
+    def joined(self, srv, acct, ev):
+        """What a kind checks once acct joined ev with its password."""
 
     def test_bad_conditions_are_refused(self):
         srv = self.server(OPEN)
@@ -221,12 +239,13 @@ class EntryConditionsTest(FreshServerTest):
                      {"rating_min": 0}, {"rated_games_min": -1},
                      {"accounts_only": 1}, {"password": "has space"},
                      {"password": ""}, {"elo": 3}, []):
-            err = c.request({"t": "arena_create", "name": "X",
-                             "clock": CLOCK, "duration_s": 600,
-                             "conditions": cond}, "error")
+            err = c.request(dict(self.CREATE, t=self.KIND + "_create",
+                                 conditions=cond), "error")
             self.assertEqual(err["code"], "bad_field", cond)
-        err = c.request({"t": "arena_create", "name": "X", "clock": CLOCK,
-                         "duration_s": 600, "berserk": "no"}, "error")
-        self.assertEqual(err["code"], "bad_field")
-        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
-                         ["events"], [])
+            self.assertTrue(err["msg"].startswith("conditions"), err)
+        if self.KIND == "arena":
+            err = c.request(dict(self.CREATE, t="arena_create",
+                                 berserk="no"), "error")
+            self.assertEqual(err["code"], "bad_field")
+        self.assertEqual(c.request({"t": self.KIND + "_list"},
+                                   self.KIND + "_list")["events"], [])

@@ -7,7 +7,7 @@ action is a row of mod_actions and a log line; anyone else gets
 not_moderator and nothing is stored."""
 import subprocess
 
-from harness import (FISCHER_5_0, SERVER, Closed, FreshServerTest,
+from harness import (CLUSTER, FISCHER_5_0, SERVER, Closed, FreshServerTest,
                      db_args, not_in_cluster, wait_until, write_json)
 
 PASSWORD = "correct horse battery"
@@ -334,6 +334,68 @@ class ModerationTest(FreshServerTest):
         self.assertEqual(srv.sql("SELECT action, game, room, line_ms "
                                  "FROM mod_actions"),
                          [("chat_delete", gid, "player", line["at"])])
+
+    def test_room_lines_deleted(self):
+        """The lobby's and an event's rooms: a line deleted by a moderator
+        leaves every watcher's room (in a cluster, every node's), the
+        stored lines and the replay; the player's file lists such lines
+        by room."""
+        srv = self.server({"lobby_chat": 1, "arena_create": 2})
+        m, bob, carol = (self.account(srv, n)
+                         for n in ("mona", "bob", "carol"))
+        self.assertEqual(self.mod(srv, "grant", "mona")[0], 0)
+        for c in (bob, carol):
+            c.send({"t": "lobby_watch"})
+            c.expect("chat_history", room="lobby")
+        for text in ("buy my links", "good luck"):
+            bob.send({"t": "chat", "room": "lobby", "text": text})
+        line = carol.expect("chat", room="lobby", text="buy my links")
+        carol.expect("chat", room="lobby", text="good luck")
+        r = m.request({"t": "mod_player", "to": "bob"}, "mod_player")
+        self.assertEqual([(x["room"], x["text"], x.get("game"))
+                          for x in r["chat"]],
+                         [("lobby", "good luck", None),
+                          ("lobby", "buy my links", None)])
+        bad = {"t": "mod_chat_delete", "room": "lobby", "to": "bob",
+               "at": line["at"], "text": "spam"}
+        m.send(dict(bad, game="g1"))
+        self.assertEqual(m.expect_error("bad_field")["msg"],
+                         "game: not in this room")
+        r = m.request(bad, "mod_done")
+        self.assertEqual((r["action"], r["pid"]), ("chat_delete", bob.pid))
+        for c in (bob, carol):  # gone for every watcher, on every node
+            h = c.expect("chat_history", room="lobby")
+            self.assertEqual([x["text"] for x in h["lines"]], ["good luck"])
+        late = self.client(srv)
+        late.send({"t": "lobby_watch"})
+        h = late.expect("chat_history", room="lobby")
+        self.assertEqual([x["text"] for x in h["lines"]], ["good luck"])
+        self.assertEqual(srv.sql("SELECT text FROM room_lines"),
+                         [("good luck",)])
+        self.assertEqual(srv.sql("SELECT action, game, room, line_ms "
+                                 "FROM mod_actions"),
+                         [("chat_delete", "lobby", "lobby", line["at"])])
+        if CLUSTER:  # (a node of a cluster runs no tournaments)
+            return
+        # an event's room alike, named by event
+        ev = bob.request({"t": "arena_create", "name": "Blitz",
+                          "clock": FISCHER_5_0, "duration_s": 60,
+                          "start_in_s": 600}, "arena_created")
+        ev = ev["arena"]["event"]
+        bob.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        bob.expect("chat_history", room="event", event=ev)
+        bob.send({"t": "chat", "room": "event", "event": ev, "text": "gl"})
+        line = bob.expect("chat", room="event", event=ev)
+        r = m.request({"t": "mod_player", "to": "bob"}, "mod_player")
+        self.assertEqual((r["chat"][0]["room"], r["chat"][0]["event"]),
+                         ("event", ev))
+        m.request({"t": "mod_chat_delete", "room": "event", "event": ev,
+                   "to": "bob", "at": line["at"], "text": "spam"},
+                  "mod_done")
+        h = bob.expect("chat_history", room="event", event=ev)
+        self.assertEqual(h["lines"], [])
+        self.assertEqual(srv.sql("SELECT count(*) FROM room_lines "
+                                 "WHERE room = 'event'")[0][0], 0)
 
     def test_game_adjudicated_and_aborted(self):
         srv = self.server()

@@ -6,10 +6,14 @@ invites, joins, challenges or plays the computer, on every connection
 (in a cluster on every node), and free again once the ban ends (test
 time: PROTOCOL.md "Test time"). A lost game is a good outcome and is not
 counted as bad; correspondence games are exempt; `playban: 0` turns it
-off; the ban is stored and holds across a restart."""
+off; the ban is stored and holds across a restart. Guests are banned
+by their token, and with `playban_guests: address` by their address
+too (an IPv6 /64 as one), never accounts there; `off` spares them; a
+node keeps a bounded table of guests' records."""
 import time
 
-from harness import CLUSTER, FISCHER_5_0, FreshServerTest, not_in_cluster
+from harness import (CLUSTER, FISCHER_5_0, FreshServerTest, not_in_cluster,
+                     one_node)
 
 PASSWORD = "correct horse battery"
 BAN_MS = 10 * 60 * 1000
@@ -58,9 +62,9 @@ class PlaybanTest(FreshServerTest):
         self.assertNotIn("id", ban)
         return ban
 
-    def banned_after_five_aborts(self, srv):
-        a = self.account(srv, "aborter")
-        b = self.account(srv, "patient")
+    def banned_after_five_aborts(self, srv, a=None, b=None):
+        a = a or self.account(srv, "aborter")
+        b = b or self.account(srv, "patient")
         for _ in range(4):
             self.abort(a, b)
         # no ban yet: 4 aborts score 3.2 < 4 (a playban would come first)
@@ -68,7 +72,7 @@ class PlaybanTest(FreshServerTest):
         self.assertFalse([m for m in a.backlog if m["t"] == "playban"])
         # another connection of the account (in a cluster, on another
         # node) is told too, at once
-        a2 = self.client(srv, token=a.token)
+        a2 = self.client(srv, token=a.token, **self.kw(a))
         t0 = time.time() * 1000
         self.abort(a, b)
         ban = a.expect("playban")
@@ -122,17 +126,97 @@ class PlaybanTest(FreshServerTest):
         # (and the winner has nothing recorded; the next abort of a's is
         # its 5th bad outcome of 6, 4.0 >= max(0.4 * 6, 4): banned)
 
-    def test_correspondence_and_guests_exempt(self):
+    def test_correspondence_exempt(self):
         srv = self.server()
         a = self.account(srv, "corr")
         b = self.account(srv, "corr2")
         for _ in range(5):
             self.abort(a, b, {"type": "per_move", "per_move_s": 86400})
-        g = self.client(srv, name="guest")
-        for _ in range(5):
+        a.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+
+    # ---- guests (playban_guests) ----
+
+    def kw(self, c):
+        """The connection arguments c was opened with (its address)."""
+        return getattr(c, "at", {})
+
+    def guest(self, srv, name, ip=None):
+        """A new guest, from ip through the trusted proxy 127.0.0.2."""
+        at = ({"source": "127.0.0.2", "headers": {"X-Forwarded-For": ip}}
+              if ip else {})
+        c = self.client(srv, name=name, **at)
+        c.at = at
+        return c
+
+    def test_a_guest_is_banned_by_its_token(self):
+        """The default: a guest who aborts five games is banned as an
+        account is, on every connection of its token (in a cluster on
+        every node); a new guest token from the same address is not."""
+        srv = self.server()
+        g, g2, b, ban = self.banned_after_five_aborts(
+            srv, self.guest(srv, "leaver"))
+        for c, msg in ((g, {"t": "seek", "clock": FISCHER_5_0}),
+                       (g2, {"t": "invite", "clock": FISCHER_5_0})):
+            self.assertEqual(self.refused(c, msg)["until"], ban["until"])
+        g3 = self.client(srv, token=g.token)
+        self.assertEqual(g3.expect("playban")["until"], ban["until"])
+        fresh = self.guest(srv, "fresh")
+        fresh.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        b.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertIn("event=playban guest=%s" % g.pid, srv.log_text())
+
+    @one_node
+    def test_an_address_ban_holds_for_its_guests_not_its_accounts(self):
+        """playban_guests: address: the guest's /64 is banned with it;
+        its guests are told, a fresh guest token from another address of
+        that /64 too, and refused; the next /64 and the accounts on the
+        banned one are not."""
+        srv = self.server({"playban_guests": "address",
+                           "trusted_proxies": ["127.0.0.2"]})
+        neighbour = self.account(srv, "neighbour", **{
+            "source": "127.0.0.2",
+            "headers": {"X-Forwarded-For": "2001:db8:1:2::7"}})
+        sibling = self.guest(srv, "sibling", "2001:db8:1:2::2")
+        _, _, b, ban = self.banned_after_five_aborts(
+            srv, self.guest(srv, "leaver", "2001:db8:1:2::1"))
+        # a guest of that /64 connected already is told at once
+        self.assertEqual(sibling.expect("playban")["until"], ban["until"])
+        fresh = self.guest(srv, "fresh", "2001:db8:1:2:ffff:1:2:3")
+        self.assertEqual(fresh.expect("playban")["until"], ban["until"])
+        self.assertEqual(self.refused(fresh, {"t": "seek",
+                                              "clock": FISCHER_5_0})["until"],
+                         ban["until"])
+        self.guest(srv, "next", "2001:db8:1:3::1").request(
+            {"t": "invite", "clock": FISCHER_5_0}, "invited")
+        neighbour.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertFalse([m for m in neighbour.backlog
+                          if m["t"] == "playban"])
+        self.assertIn("event=playban address=2001:db8:1:2::/64",
+                      srv.log_text())
+
+    @not_in_cluster("one server's setting")
+    def test_guests_off(self):
+        srv = self.server({"playban_guests": "off"})
+        g = self.guest(srv, "guest")
+        b = self.account(srv, "steady")
+        for _ in range(6):
             self.abort(g, b)
-        for c in (a, g):
-            c.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        g.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertNotIn("event=playban_outcome guest=", srv.log_text())
+
+    @not_in_cluster("test time is one process's clock")
+    def test_the_guests_table_is_bounded(self):
+        """Each table keeps at most its cap of records (test time: 1
+        here): another guest's outcome evicts the banned one's."""
+        srv = self.server(env={"CHESS_TEST_CLOCK_MS": "0",
+                               "CHESS_TEST_GUESTBANS_MAX": "1"})
+        g, _, b, _ = self.banned_after_five_aborts(
+            srv, self.guest(srv, "leaver"))
+        self.refused(g, {"t": "invite", "clock": FISCHER_5_0})
+        self.abort(self.guest(srv, "other"), b)
+        g.request({"t": "invite", "clock": FISCHER_5_0}, "invited")
+        self.assertIn("event=playban_guest_evicted key=%s" % g.pid,
+                      srv.log_text())
 
     def test_abort_alone_is_not_counted(self):
         """An abort while the opponent was not there (left, dropped)

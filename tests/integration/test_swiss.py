@@ -279,6 +279,70 @@ class SwissTest(FreshServerTest):
                          "rounds": 3}, "error")
         self.assertEqual(err["code"], "no_tournaments")
 
+    def test_standings_by_page_and_me(self):
+        """swiss_watch's page: 10 rows a page with "page" and "pages"
+        (those who joined since the last pairing count, after the ranked
+        ones), each page pushed to its own watchers; the answer, never a
+        push, has "me": the watcher's own row, null when not listed; the
+        boards name their players; "next_ms" is when the next round is
+        due."""
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org)
+        cs = [self.client(srv) for _ in range(12)]
+        for c in cs:
+            c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        last, w = cs[11], self.client(srv)
+        p1 = last.request({"t": "swiss_watch", "event": ev, "page": 1},
+                          "swiss_standings")
+        self.assertEqual((p1["page"], p1["pages"], len(p1["standings"])),
+                         (1, 2, 10))
+        self.assertNotIn(last.pid, [r["id"] for r in p1["standings"]])
+        self.assertEqual((p1["me"]["id"], p1["me"]["rank"]), (last.pid, 0))
+        self.assertIsNone(p1["next_ms"])  # (a manual start)
+        p2 = w.request({"t": "swiss_watch", "event": ev, "page": 2},
+                       "swiss_standings")
+        self.assertEqual([r["id"] for r in p2["standings"]],
+                         [c.pid for c in cs[10:]])
+        self.assertIsNone(p2["me"])
+        top = w.request({"t": "swiss_watch", "event": ev},
+                        "swiss_standings")
+        self.assertNotIn("page", top)
+        self.assertEqual(len(top["standings"]), 12)
+        w.request({"t": "swiss_watch", "event": ev, "page": 2},
+                  "swiss_standings")
+        cs[0].request({"t": "swiss_withdraw", "event": ev},
+                      "swiss_withdrawn")  # (before a pairing: unlisted)
+        self.assertIsNone(cs[0].request({"t": "swiss_watch", "event": ev},
+                                        "swiss_standings")["me"])
+        pushed = w.expect("swiss_standings", event=ev)
+        self.assertNotIn("me", pushed)
+        self.assertEqual([r["id"] for r in pushed["standings"]],
+                         [cs[11].pid])
+        self.assertEqual(len(last.expect("swiss_standings", event=ev)
+                             ["standings"]), 10)
+        # paired: ranked rows, 11 players, so page 2 is rank 11's alone
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        st = self.watch_until(w, ev, lambda s: s["round"] == 1)
+        self.assertEqual([r["rank"] for r in st["standings"]], [11])
+        # every board names its players, on any page
+        names = {c.pid: c.player["name"] for c in cs[1:]}
+        self.assertEqual(sorted((b["white"], b["white_name"], b["black"],
+                                 b["black_name"]) for b in st["pairings"]),
+                         sorted((b["white"], names[b["white"]], b["black"],
+                                 names.get(b["black"]))
+                                for b in st["pairings"]))
+        self.assertIsNone(st["next_ms"])  # (a round in play)
+        me = last.request({"t": "swiss_watch", "event": ev, "page": 2},
+                          "swiss_standings")["me"]
+        self.assertEqual(me["id"], last.pid)
+        self.assertGreater(me["sn"], 0)
+        # an event with a start time: its first round is due then
+        ev2 = create(org, start_in_s=600)
+        st = w.request({"t": "swiss_watch", "event": ev2},
+                       "swiss_standings")
+        self.assertEqual(st["next_ms"], st["start_ms"])
+
 
 @unittest.skipUnless(CLUSTER, "a cluster's refusal")
 class ClusterSwissTest(FreshServerTest):

@@ -11,8 +11,11 @@ A broken replay fails it (a journal line kind dropped, or a winner
 swapped, on replay only).
 
 Determinism: the scripted players' results are a function of the
-pairing alone (a quick draw, a win or a loss, and in the arena the
-winner's berserk, all by the two join numbers); the event's
+pairing alone (a draw, a win or a loss, and in the arena the
+winner's berserk, all by the two join numbers; an arena's draw is agreed
+at once, a quick draw, a Swiss game's is a threefold repetition claimed
+at ply 8, since a Swiss game has no draw offers before move 30); the
+event's
 seed is fixed (CHESS_TEST_EVENT_SEED); the arena's ticks come only from
 the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
 real time never reaches a tick), each step taken once every game of the
@@ -29,9 +32,16 @@ SEED = "1234567"
 STEP_S = 60  # one arena tick per step of test time
 
 
+# A Swiss game's draw: no agreement before move 30 (a Swiss rule), so a
+# threefold repetition, claimed by Black with the move that makes it.
+REPEAT = "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1".split()
+REPEAT_CLAIM = "f6g8"
+
+
 def outcome(wi, bi):
     """The scripted result of a game between join numbers wi (white) and
-    bi: "draw" (agreed at once) when wi + 2 bi is a multiple of 7, else
+    bi: "draw" (agreed at once in an arena, by repetition in a Swiss) when
+    wi + 2 bi is a multiple of 7, else
     the loser's number: the lower number wins unless the sum is a
     multiple of 3."""
     if (wi + 2 * bi) % 7 == 0:
@@ -183,13 +193,18 @@ class TourneyKillTest(FreshServerTest):
             time.sleep(0.05)
         self.fail("the games in play are not %r" % live)
 
-    def play_out(self, ps, boards, berserk=False):
+    def play_out(self, ps, boards, berserk=False, swiss=False):
         """Ends each board as outcome() says (boards: (gid, white
-        number, black number)); berserk: the winner may berserk first."""
+        number, black number)); berserk: the winner may berserk first;
+        swiss: a draw by repetition (no agreement before move 30)."""
+        if swiss:
+            self.repeat(ps, [b for b in boards if outcome(b[1], b[2]) ==
+                             "draw"])
         for gid, wi, bi in boards:
             lo = outcome(wi, bi)
             if lo == "draw":
-                ps[wi].send({"t": "draw_offer", "game": gid})
+                if not swiss:
+                    ps[wi].send({"t": "draw_offer", "game": gid})
                 continue
             if berserk and berserks(wi, bi):
                 win = ps[wi + bi - lo]
@@ -197,11 +212,24 @@ class TourneyKillTest(FreshServerTest):
                 win.expect("berserk", game=gid)
             ps[lo].send({"t": "resign", "game": gid})
         for gid, wi, bi in boards:
-            if outcome(wi, bi) == "draw":
+            if outcome(wi, bi) == "draw" and not swiss:
                 ps[bi].expect("draw_offered", game=gid)
                 ps[bi].send({"t": "draw_accept", "game": gid})
         for gid, wi, bi in boards:
             ps[wi].expect("game_end", game=gid)
+
+    def repeat(self, ps, boards):
+        """Plays REPEAT on every board at once, a ply at a time, then
+        Black claims the threefold repetition with REPEAT_CLAIM."""
+        for ply, uci in enumerate(REPEAT):
+            for gid, wi, bi in boards:
+                ps[(wi, bi)[ply % 2]].move(gid, uci, ply)
+            for gid, wi, bi in boards:
+                ps[wi].expect("moved", game=gid, ply=ply + 1)
+                ps[bi].expect("moved", game=gid, ply=ply + 1)
+        for gid, wi, bi in boards:
+            ps[bi].send({"t": "draw_claim", "game": gid,
+                         "uci": REPEAT_CLAIM, "ply": len(REPEAT)})
 
     def watch_until(self, w, t, ev, pred):
         for _ in range(200):
@@ -243,7 +271,7 @@ class TourneyKillTest(FreshServerTest):
             done = boards
             if rnd == kill_round:
                 done, rest = boards[:7], boards[7:]
-            self.play_out(ps, done)
+            self.play_out(ps, done, swiss=True)
             if rnd == kill_round:
                 st = self.watch_until(
                     w, "swiss_standings", ev, lambda s: sum(
@@ -260,7 +288,7 @@ class TourneyKillTest(FreshServerTest):
                 open_games = {b["game"] for b in st["pairings"]
                               if b["result"] is None}
                 self.assertEqual(open_games, {g for g, _, _ in rest})
-                self.play_out(ps, rest)
+                self.play_out(ps, rest, swiss=True)
         st = self.watch_until(w, "swiss_standings", ev,
                               lambda s: s["status"] == "finished")
         rows = swiss_state(st, index)[0]

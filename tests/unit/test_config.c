@@ -115,6 +115,7 @@ START_TEST(defaults)
     ck_assert_int_eq(cfg.log_level, LOG_INFO);
     ck_assert_uint_eq(cfg.n_allowed_origins, 0);
     ck_assert_str_eq(cfg.tls_min_version, "1.2");
+    ck_assert_str_eq(cfg.playban_guests, "token");
     ck_assert_str_eq(cfg.tls_ciphers, CONFIG_TLS_CIPHERS_DEFAULT);
     /* forward secrecy (ECDHE) and AEAD (GCM, ChaCha20-Poly1305) only */
     for (const char *p = cfg.tls_ciphers; *p;) {
@@ -164,6 +165,7 @@ START_TEST(every_key)
         " \"tls_cert\": \"%s\", \"tls_key\": \"%s\",\n"
         " \"http_redirect_port\": 8080,\n"
         " \"tls_min_version\": \"1.3\",\n"
+        " \"playban_guests\": \"address\",\n"
         " \"tls_ciphers\": \"ECDHE-ECDSA-AES256-GCM-SHA384\",\n"
         " \"hsts_max_age_s\": 0,\n"
         " \"allowed_origins\": [\"https://Chess.Example.org\",\n"
@@ -194,6 +196,7 @@ START_TEST(every_key)
     ck_assert_str_eq(cfg.tls_key, key);
     ck_assert_int_eq(cfg.http_redirect_port, 8080);
     ck_assert_str_eq(cfg.tls_min_version, "1.3");
+    ck_assert_str_eq(cfg.playban_guests, "address");
     ck_assert_str_eq(cfg.tls_ciphers, "ECDHE-ECDSA-AES256-GCM-SHA384");
     ck_assert_int_eq(cfg.hsts_max_age_s, 0);
     ck_assert_uint_eq(cfg.n_allowed_origins, 2);
@@ -395,6 +398,9 @@ START_TEST(bad_values)
         {"{\"tls_min_version\": \"TLSv1.2\"}", "'tls_min_version'",
          "'TLSv1.2'"},
         {"{\"tls_ciphers\": \"\"}", "'tls_ciphers'", "empty"},
+        {"{\"playban_guests\": \"ip\"}", "'playban_guests'",
+         "\"off\", \"token\" or \"address\", not 'ip'"},
+        {"{\"playban_guests\": 1}", "'playban_guests'", "string"},
         {"{\"tls_ciphers\": \"AES128 SHA\"}", "'tls_ciphers'", "cipher list"},
         {"{\"hsts_max_age_s\": -1}", "'hsts_max_age_s'", "0 to 63072000"},
         {"{\"hsts_max_age_s\": 63072001}", "'hsts_max_age_s'",

@@ -1064,6 +1064,44 @@ END_TEST
 /* A repeated offer while one's own is pending changes nothing (no row,
  * no message); after a decline the same player may offer again only
  * once it has moved. The opponent's offer is unaffected. */
+/* game_set_draw_from_ply (a Swiss event's rule): before that ply an
+ * offer, and the accept of an offer a takeback brought back under it,
+ * are draw_too_early and change nothing (no row, no message); from it
+ * on an offer stands, and a claim is never barred. */
+START_TEST(no_draw_by_agreement_before_the_ply)
+{
+    reset();
+    struct game *g = new_game(&blitz, NULL, 0);
+    struct proto_error e;
+    const char *moves[] = {"g1f3", "g8f6", "f3g1", "f6g8"};
+    game_set_draw_from_ply(g, 4);
+    move_ok(g, "pw", moves[0], 0, 100);
+    move_ok(g, "pb", moves[1], 1, 200);
+    int rows = F.rows, sent = F.n;
+    ck_assert_int_eq(game_draw_offer(g, "pw", 300, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_DRAW_TOO_EARLY);
+    ck_assert_str_eq(e.msg, "no draw offers before move 2 in this "
+                            "tournament's games (2 of 4 plies played)");
+    ck_assert_int_eq(game_draw_offered_by(g), -1);
+    ck_assert_int_eq(F.rows, rows);
+    ck_assert_int_eq(F.n, sent);
+    move_ok(g, "pw", moves[2], 2, 400);
+    move_ok(g, "pb", moves[3], 3, 500);
+    ck_assert_int_eq(game_draw_offer(g, "pb", 600, &e), 0); /* ply 4 */
+    ck_assert_int_eq(game_draw_offered_by(g), 1);
+    /* a takeback to ply 2 keeps the offer: its accept is too early */
+    ck_assert_int_eq(game_takeback(g, "pw", true, 700, &e), 0);
+    ck_assert_int_eq(game_takeback_accept(g, "pb", 800, &e), 0);
+    ck_assert_int_eq(game_ply(g), 2);
+    ck_assert_int_eq(game_draw_accept(g, "pw", 900, &e), -1);
+    ck_assert_int_eq(e.code, PROTO_DRAW_TOO_EARLY);
+    ck_assert_int_eq(game_status(g), GAME_STARTED);
+    ck_assert_int_eq(game_draw_decline(g, "pw", 1000, &e), 0);
+    game_free(g);
+    reset();
+}
+END_TEST
+
 /* A takeback accepted and time given are journal rows among the moves
  * (nothing is stored for a request), and a restart replays them: the
  * same moves, clocks and PGN. A row that takes back more than two plies,
@@ -1464,6 +1502,7 @@ int main(void)
     tcase_add_test(tc, berserk_gives_one_side_its_clock_and_replays);
     tcase_add_test(tc, own_first_move_time);
     tcase_add_test(tc, takebacks_are_capped);
+    tcase_add_test(tc, no_draw_by_agreement_before_the_ply);
     tcase_add_test(tc, legal_list_in_byte_order);
     tcase_add_test(tc, kept_legal_moves_match_a_fresh_generation);
     suite_add_tcase(s, tc);

@@ -189,8 +189,12 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_rating", "SELECT " STORE_RATING_COLS " FROM ratings "
                  "WHERE pid = $1 AND category = $2"},
     {"r_ratings", "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = $1"},
-    {"r_pid_chat", "SELECT gid, room, name, text, at_ms FROM chat_lines "
-                   "WHERE pid = $1 ORDER BY id DESC LIMIT $2"},
+    {"r_pid_chat",
+     "SELECT * FROM (SELECT gid, room, name, text, at_ms "
+     "FROM chat_lines WHERE pid = $1 ORDER BY id DESC "
+     "LIMIT $2) c UNION ALL SELECT * FROM (SELECT key, room, "
+     "name, text, at_ms FROM room_lines WHERE pid = $1 "
+     "ORDER BY id DESC LIMIT $2) r ORDER BY at_ms DESC LIMIT $2"},
     {"r_mod_history", "SELECT a.username, m.action, m.reason, m.text, "
                       "m.until_ms, m.at_ms FROM mod_actions m JOIN "
                       "accounts a ON a.pid = m.moderator WHERE "

@@ -199,9 +199,14 @@ static const struct stmt_def reader_stmts[] = {
                   "WHERE pid = ?1 AND category = ?2"),
     DEF(r_ratings,
         "SELECT " STORE_RATING_COLS " FROM ratings WHERE pid = ?1"),
-    /* (the indexes chat_lines_pid and mod_actions_target) */
-    DEF(r_pid_chat, "SELECT gid, room, name, text, at_ms FROM chat_lines "
-                    "WHERE pid = ?1 ORDER BY id DESC LIMIT ?2"),
+    /* (the indexes chat_lines_pid, room_lines_pid, mod_actions_target):
+     * the newest of a game's lines and of the other rooms' */
+    DEF(r_pid_chat,
+        "SELECT * FROM (SELECT gid, room, name, text, at_ms "
+        "FROM chat_lines WHERE pid = ?1 ORDER BY id DESC "
+        "LIMIT ?2) UNION ALL SELECT * FROM (SELECT key, room, "
+        "name, text, at_ms FROM room_lines WHERE pid = ?1 "
+        "ORDER BY id DESC LIMIT ?2) ORDER BY at_ms DESC LIMIT ?2"),
     DEF(r_mod_history, "SELECT a.username, m.action, m.reason, m.text, "
                        "m.until_ms, m.at_ms FROM mod_actions m JOIN "
                        "accounts a ON a.pid = m.moderator WHERE "
