@@ -389,6 +389,9 @@ class ClusterArenaTest(FreshServerTest):
                                        "arena_joined")["event"], ev)
         err = b.request({"t": "arena_join", "event": ev}, "error")
         self.assertEqual(err["code"], "already_joined")
+        # (node 1's watch answered by the director: b's own row)
+        self.assertEqual(b.request({"t": "arena_watch", "event": ev},
+                                   "arena_standings")["me"]["id"], b.pid)
         gid = a.expect("arena_game", event=ev)["game"]
         self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
         for c in (a, b):
