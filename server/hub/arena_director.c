@@ -745,9 +745,10 @@ static char *copy_answer(const struct tourney_event *r, struct session *s,
     return tourney_finish(o, id);
 }
 
-/* s watches the first page of another node's event m->event, whose
- * relay this node heard (tourney_cluster.c): the relay's bytes from now
- * on, and the director's answer (with "me") at once; an event over is
+/* s watches another node's event m->event, whose relay this node heard
+ * (tourney_cluster.c): the relay's bytes from now on (the best
+ * ARENA_STANDINGS_SHOWN, whatever page s asked for), and the director's
+ * answer (the page asked for, with "me") at once; an event over is
  * answered here from its last standings. False when this node has not
  * heard of it (the command goes to its director). */
 static bool watch_remote(struct tourney_director *d, struct session *s,
@@ -784,7 +785,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
-    if (!tourney_find(d, m->event) && m->page == 0 && watch_remote(d, s, m))
+    if (!tourney_find(d, m->event) && watch_remote(d, s, m))
         return;
     if (!(e = event_of(s, m)))
         return;

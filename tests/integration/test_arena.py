@@ -389,9 +389,10 @@ class ClusterArenaTest(FreshServerTest):
                                        "arena_joined")["event"], ev)
         err = b.request({"t": "arena_join", "event": ev}, "error")
         self.assertEqual(err["code"], "already_joined")
-        # (node 1's watch answered by the director: b's own row)
-        self.assertEqual(b.request({"t": "arena_watch", "event": ev},
-                                   "arena_standings")["me"]["id"], b.pid)
+        # (node 1's watch answered by the director: the page, b's row)
+        st = b.request({"t": "arena_watch", "event": ev, "page": 1},
+                       "arena_standings")
+        self.assertEqual((st["page"], st["me"]["id"]), (1, b.pid))
         gid = a.expect("arena_game", event=ev)["game"]
         self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
         for c in (a, b):
