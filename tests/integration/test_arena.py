@@ -6,6 +6,7 @@ once the time left is under max(30 s, min(base/2, 120 s)); an event
 survives a kill -9 mid-event with its standings and its live game; bad
 input (unknown event, joined twice, not joined, over, the caps, the
 creation policy) is refused and changes nothing."""
+import socket
 import time
 import unittest
 
@@ -24,6 +25,18 @@ def create(c, duration_s=60, start_in_s=0, name="Blitz"):
     return c.request({"t": "arena_create", "name": name, "clock": CLOCK,
                       "duration_s": duration_s, "start_in_s": start_in_s},
                      "arena_created")["arena"]["event"]
+
+
+def drain(c, seconds):
+    """What c has and gets within seconds."""
+    out, c.backlog = c.backlog, []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            out.append(c._next(deadline - time.monotonic()))
+        except socket.timeout:
+            break
+    return out
 
 
 def standing(st, pid):
@@ -405,6 +418,13 @@ class ClusterArenaTest(FreshServerTest):
         self.assertEqual(seen[0]["standings"], seen[1]["standings"])
         self.assertEqual(standing(seen[1], b.pid)["sheet"][0]["kind"],
                          "loss")
+        # the next pairing's arena_game reaches each player once (b's
+        # connection is mirrored on node 0 by now: not through it too)
+        gid2 = b.expect("arena_game", event=ev)["game"]
+        a.expect("arena_game", event=ev, game=gid2)
+        b.expect("game_start", game=gid2)
+        self.assertEqual([m for m in drain(b, 0.5) if m["t"] == "arena_game"],
+                         [])
 
     def resign_adopted(self, c, gid):
         """c resigns gid, whose host was killed: sent again while its
