@@ -535,7 +535,7 @@ void adopt_finish(struct cluster *c, struct adoption *a);
 void adopt_no_host(struct cluster *c, struct fwd *f);
 /* ---- events.c: tournaments (router.h's event_lease, event_forward) */
 int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
-                        router_answer_fn *fn, void *arg);
+                        bool ours, router_answer_fn *fn, void *arg);
 bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
                            const char *text, size_t len, bool known);
 

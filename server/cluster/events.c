@@ -26,16 +26,17 @@ static void on_lease(void *arg, const struct bus_value *v, const char *err)
     long rc = err || !bus_is(v, BUS_INT) ? -1 : (long)v->integer;
 
     /* the director follows its commands' channel while it holds the
-     * lease (from the take's ask: a new event's first command may come
-     * right after its creation; following twice is following once) */
-    if (rc == 0 || (rc == 1 && !a->take))
+     * lease (following twice is following once) */
+    if (rc == 1 && a->take)
+        cluster_follow(a->c, "cmd", a->eid, true);
+    else if (rc >= 0)
         cluster_follow(a->c, "cmd", a->eid, false);
     a->fn(a->arg, rc, NULL, 0);
     free(a);
 }
 
 int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
-                        router_answer_fn *fn, void *arg)
+                        bool ours, router_answer_fn *fn, void *arg)
 {
     struct cluster *c = ctx;
     struct lease_ask *a;
@@ -50,7 +51,8 @@ int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
     snprintf(a->eid, sizeof a->eid, "%s", eid);
     snprintf(key, sizeof key, "event:{%s}:director", eid);
     snprintf(ms, sizeof ms, "%lld", (long long)(lease_ms > 0 ? lease_ms : 1));
-    if (a->take)
+    if (a->take && ours) /* (a new event's first command may come
+                            right after its creation) */
         cluster_follow(c, "cmd", eid, true);
     if (cluster_eval(c, BUS_EVENT_LEASE, on_lease, a, 1,
                      (const char *[]){key}, 3,

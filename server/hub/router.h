@@ -150,14 +150,16 @@ struct router_ops {
      * which directs every event it has. event_lease: take (or renew)
      * the lease of directing event eid for lease_ms, or (lease_ms 0)
      * let it go; fn(arg, rc) later: 1 held by this node (its commands'
-     * channel followed from then on), 0 another node's, -1 failed; or
+     * channel followed from then on; ours: this node directs eid
+     * already, or creates it: followed from the ask on), 0 another
+     * node's, -1 failed; or
      * -1 returned (fn never called). event_forward: s's command (text:
      * len bytes) to the director of event eid, whose answers reach s;
      * with no director s is answered busy (known: the event is, its
      * director changes) or no_such_event; false when it was not sent
      * (s is answered busy). */
     int (*event_lease)(void *ctx, const char *eid, int64_t lease_ms,
-                       router_answer_fn *fn, void *arg);
+                       bool ours, router_answer_fn *fn, void *arg);
     bool (*event_forward)(void *ctx, struct session *s, const char *eid,
                           const char *text, size_t len, bool known);
 };

@@ -64,7 +64,8 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e)
     a->d = d;
     a->release = true;
     strcopy(a->id, sizeof a->id, e->id);
-    if (h->router.ops->event_lease(h->router.ctx, e->id, 0, on_lease, a) < 0)
+    if (h->router.ops->event_lease(h->router.ctx, e->id, 0, true, on_lease,
+                                   a) < 0)
         free(a);
     else
         d->asks++;
@@ -83,7 +84,7 @@ bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
         a->asked = now;
         strcopy(a->id, sizeof a->id, e->id);
         if (h->router.ops->event_lease(h->router.ctx, e->id, TOURNEY_LEASE_MS,
-                                       on_lease, a) < 0)
+                                       true, on_lease, a) < 0)
             free(a);
         else {
             e->lease_asked = true;
@@ -480,7 +481,7 @@ bool tourney_take_over(struct tourney_director *d)
         a->asked = now;
         strcopy(a->id, sizeof a->id, r->id);
         if (h->router.ops->event_lease(h->router.ctx, r->id, TOURNEY_LEASE_MS,
-                                       on_take, a) < 0) {
+                                       false, on_take, a) < 0) {
             free(a);
             continue;
         }
