@@ -28,6 +28,7 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_SHARD_MARK] = "shard_mark",
     [BUS_ANALYSIS_QUEUE] = "analysis_queue",
     [BUS_CHALLENGE] = "challenge",
+    [BUS_EVENT_LEASE] = "event_lease",
 };
 
 const char *bus_script_name(enum bus_script s)

@@ -89,6 +89,7 @@ enum bus_script {
     BUS_SHARD_MARK,
     BUS_ANALYSIS_QUEUE,
     BUS_CHALLENGE,
+    BUS_EVENT_LEASE,
     BUS_SCRIPTS
 };
 

@@ -611,6 +611,8 @@ const struct router_ops cluster_router = {
     .challenge_list = challenges_list,
     .challenge_update = challenges_update,
     .present = challenges_present,
+    .event_lease = cluster_event_lease,
+    .event_forward = cluster_event_forward,
 };
 
 static void seek_place(void *ctx, struct session *s,

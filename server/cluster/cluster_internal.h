@@ -63,6 +63,9 @@ struct player;
  * are refused busy. */
 #define CLUSTER_HOLD_MS CLUSTER_LEASE_MS
 #define CLUSTER_HELD_MAX 4096
+/* Event commands of other nodes' connections that may wait for a read
+ * of their player at once on a director (beyond: refused busy). */
+#define CLUSTER_EVENT_WAITS 64
 
 /* ---- records ----------------------------------------------------------- */
 
@@ -181,6 +184,11 @@ struct cluster {
                                  read: cluster.c's metrics) */
     struct hub_alarm *tick, *flusher;
     bool flush_armed;
+    /* The remote sessions whose event command waits for a read
+     * (host.c's event_command): freed once it ran, if they follow no
+     * game. Their keys, "NODE/INC/CONN". */
+    char event_waits[CLUSTER_EVENT_WAITS][3 * PROTO_KEY_MAX + 8];
+    size_t n_event_waits;
     uint64_t next_conn;
     struct table locals;   /* decimal session id -> local session */
     struct table fans;     /* a session's address -> struct fan (seeks.c) */
@@ -246,6 +254,9 @@ struct fwd {
     char gid[PROTO_KEY_MAX + 1];
     enum codec_kind kind; /* an envelope's */
     bool welcome; /* an attach of the session's hello: holds its welcome */
+    /* a game's command, or an event's for its director (events.c):
+     * one this node has a copy of, or not */
+    enum { FWD_GAME, FWD_EVENT, FWD_EVENT_UNKNOWN } event;
     int tries;
     size_t len;
     char text[];
@@ -524,6 +535,11 @@ void adopt_finish(struct cluster *c, struct adoption *a);
 /* A command reached no host: the game is adopted here when the store
  * has it live, else it is answered here from the store (f taken). */
 void adopt_no_host(struct cluster *c, struct fwd *f);
+/* ---- events.c: tournaments (router.h's event_lease, event_forward) */
+int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
+                        bool ours, router_answer_fn *fn, void *arg);
+bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
+                           const char *text, size_t len, bool known);
 
 /* ---- lease.c: the lease ------------------------------------------------ */
 

@@ -210,6 +210,7 @@ struct fwd *edge_fwd_new(struct cluster *c, struct session *s,
     snprintf(f->gid, sizeof f->gid, "%s", gid);
     f->kind = kind;
     f->welcome = false;
+    f->event = FWD_GAME;
     f->tries = 0;
     f->len = len;
     if (len)
@@ -247,9 +248,19 @@ static void on_forwarded(void *arg, const struct bus_value *v,
         return;
     }
     s = cluster_local_session(c, f->sid);
-    if (err || !bus_is(v, BUS_INT)) {
+    if (!err && f->event == FWD_EVENT_UNKNOWN && s && s->player) {
+        /* no node directs an event this node never heard of */
+        struct proto_id id;
+        edge_command_id(f->text, f->len, &id);
+        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
+                       &id);
+        free(f);
+        return;
+    }
+    if (err || !bus_is(v, BUS_INT) || f->event) {
         /* the bus is down: a command is refused (the client may try
-         * again); an attach is made again when the bus is back */
+         * again); an attach is made again when the bus is back; an
+         * event's director is gone: another node takes it over */
         edge_busy(c, f->sid, f->kind, f->text, f->len);
         free(f);
         return;

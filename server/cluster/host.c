@@ -233,11 +233,14 @@ static void flush_all(struct cluster *c)
     }
 }
 
+static void sweep_event_waits(struct cluster *c);
+
 void host_on_flush(void *arg)
 {
     struct cluster *c = arg;
 
     c->flush_armed = false;
+    sweep_event_waits(c);
     flush_all(c);
 }
 
@@ -472,6 +475,59 @@ static void remote_resync(struct cluster *c, struct remote *rs,
         game_send_state(g, rs->s, NULL, cluster_now(c));
 }
 
+/* The key that marks a remote session kept for an event command that
+ * waits for a read (its games' table holds it meanwhile). */
+#define EVENT_WAIT "*event"
+
+/* A command (m) for event m->gid, directed here (hub_event_here): run
+ * with the remote session of its connection, freed after unless that
+ * connection follows a game here or the command waits for a read of its
+ * player (it runs again then: sweep_event_waits frees it after). */
+static void event_command(struct cluster *c, const struct codec_msg *m)
+{
+    struct remote *rs = NULL;
+    struct player *p;
+    struct proto_msg pm;
+    struct proto_error e;
+
+    if (m->kind != CODEC_COMMAND)
+        return;
+    if (!cluster_leased(c) || c->n_event_waits >= CLUSTER_EVENT_WAITS ||
+        !(rs = remote_get(c, m, &p))) {
+        host_refuse(c, m);
+        return;
+    }
+    if (proto_parse(m->body, m->len, true, &pm, &e) != 0)
+        hub_send_error(rs->s, e.code, e.msg, &pm.id);
+    else if (strcmp(pm.event, m->gid) != 0)
+        log_warn("event=cluster_bad_envelope channel=cmd:%s type=%s", m->gid,
+                 proto_type_name(pm.type));
+    else
+        hub_run(rs->s, &pm, m->body, m->len, cluster_now(c));
+    if (rs->s->waiting && remote_follow(rs, EVENT_WAIT) == 1)
+        snprintf(c->event_waits[c->n_event_waits++], sizeof c->event_waits[0],
+                 "%s", rs->key);
+    else if (rs->games.n == 0)
+        remote_free(c, rs);
+    host_flush_soon(c);
+}
+
+/* The remote sessions whose event command waited and has run since. */
+static void sweep_event_waits(struct cluster *c)
+{
+    for (size_t i = 0; i < c->n_event_waits;) {
+        struct remote *rs = table_get(&c->remotes, c->event_waits[i]);
+        if (rs && rs->s->waiting) {
+            i++;
+            continue;
+        }
+        memmove(c->event_waits[i], c->event_waits[--c->n_event_waits],
+                sizeof c->event_waits[0]);
+        if (rs && table_get(&rs->games, EVENT_WAIT))
+            remote_unfollow(c, rs, EVENT_WAIT);
+    }
+}
+
 void host_on_command(struct cluster *c, const struct codec_msg *m)
 {
     char key[sizeof((struct remote *)0)->key];
@@ -489,6 +545,10 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
         rs = table_get(&c->remotes, key);
         if (rs && table_get(&rs->games, m->gid))
             remote_unfollow(c, rs, m->gid);
+        return;
+    }
+    if (!g && hub_event_here(c->h, m->gid)) {
+        event_command(c, m);
         return;
     }
     if ((g && cluster_handing_over(c, m->gid)) ||

@@ -118,9 +118,15 @@ static void event_free(struct event *e)
 static int journal(struct hub *h, struct event *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_arena(h->store, e->head.id, e->head.next_call,
-                                   line, wall);
+    uint64_t seq;
 
+    if (!tourney_directs(h, &e->head)) { /* (a cluster: not sure now) */
+        log_warn("event=arena_call_refused arena=%s why=no_lease",
+                 e->head.id);
+        return -1;
+    }
+    seq = store_put_arena(h->store, e->head.id, e->head.next_call, line,
+                          wall);
     if (!seq) {
         log_error("event=arena_journal_full arena=%s", e->head.id);
         return -1;
@@ -439,9 +445,14 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
     int n;
 
     for (size_t i = 0; i < e->np; i++) {
-        struct player *p = table_get(&h->players, e->players[i].pid);
         arena_presence(e->a, (int)i,
-                       p && hub_player_present(p) && p->ngames == 0, wall);
+                       tourney_present(state(h), e->players[i].pid), wall);
+    }
+    /* (in a cluster, a game another node hosts: its end is read) */
+    for (size_t i = 0; tourney_clustered(h) && i < e->running.cap; i++) {
+        const struct running *r = e->running.slots[i].value;
+        if (r && !table_get(&h->games, r->gid))
+            tourney_read_end(state(h), &e->head, r->gid, r->k);
     }
     /* (no new game while the server shuts down) */
     if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
@@ -480,7 +491,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct event *e;
 
     (void)now;
-    if (!tourney_may_create(s, m))
+    if (!tourney_may_create(s, m, true))
         return;
     if (tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
         tourney_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
@@ -514,6 +525,9 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     e->head.next_call = 0;
+    /* (a cluster: a new id is nobody else's; its lease is taken below,
+     * before the first one runs out) */
+    e->head.lease_until = hub_now_ms(h) + TOURNEY_LEASE_MS * 2 / 3;
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -521,6 +535,8 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
+    tourney_leased(d, &e->head); /* (in a cluster: its lease asked now) */
+    tourney_relay(d, &e->head, wall); /* (... and the other nodes told) */
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "arena_created", "arena",
                            event_summary(e, wall)),
@@ -528,12 +544,17 @@ static void do_create(struct session *s, const struct proto_msg *m,
     tourney_arm(h, d);
 }
 
-/* The event m->event, or NULL with no_such_event sent. */
+/* The event m->event, or NULL with no_such_event sent, or with m sent
+ * on to the node that directs it (a cluster). */
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
     struct event *e = EV(tourney_find(state(s->hub), m->event));
 
-    if (!e)
+    if (e && !tourney_directs(s->hub, &e->head)) { /* (its lease in doubt) */
+        hub_busy(s, &m->id);
+        return NULL;
+    }
+    if (!e && !tourney_forward(state(s->hub), s, m))
         hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
                        &m->id);
     return e;
@@ -577,6 +598,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
 
     (void)now;
     if (!e || hub_playban_refused(s, &m->id))
+        return;
+    /* another node's player (a cluster): its facts (ratings, games) are
+     * read here first, then the join runs again */
+    if (!s->conn && !hub_facts_want(s, m, NULL, 0, 0))
         return;
     p = entrant_of(e, s->player->pid);
     if (p >= 0) {
@@ -696,6 +721,58 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
                  &m->id, 0);
 }
 
+/* The answer to s's watch of a copy r of an event over (r->text: its
+ * last standings), with "me" (s's row among them, or null); NULL when
+ * out of memory. */
+static char *copy_answer(const struct tourney_event *r, struct session *s,
+                         const struct proto_id *id)
+{
+    json_t *o = json_loads(r->text, 0, NULL), *me = json_null(), *row;
+    size_t i;
+
+    json_array_foreach(json_object_get(o, "standings"), i, row)
+    {
+        const char *pid = json_string_value(json_object_get(row, "id"));
+        if (pid && !strcmp(pid, s->player->pid)) {
+            me = json_incref(row);
+            break;
+        }
+    }
+    if (o)
+        json_object_set_new(o, "me", me);
+    else
+        json_decref(me);
+    return tourney_finish(o, id);
+}
+
+/* s watches another node's event m->event, whose relay this node heard
+ * (tourney_cluster.c): the relay's bytes from now on (the best
+ * ARENA_STANDINGS_SHOWN, whatever page s asked for), and the director's
+ * answer (the page asked for, with "me") at once; an event over is
+ * answered here from its last standings. False when this node has not
+ * heard of it (the command goes to its director). */
+static bool watch_remote(struct tourney_director *d, struct session *s,
+                         const struct proto_msg *m)
+{
+    struct tourney_event *r = tourney_remote(d, m->event);
+    char *text;
+
+    if (!r || !r->text)
+        return false;
+    if (tourney_watch(d, r, s, 0) < 0) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return true;
+    }
+    if (!r->finished && tourney_forward(d, s, m))
+        return true;
+    if (!(text = copy_answer(r, s, &m->id))) {
+        hub_busy(s, &m->id);
+        return true;
+    }
+    hub_send_text(s, text, 0);
+    return true;
+}
+
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
@@ -708,11 +785,16 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
+    if (!tourney_find(d, m->event) && watch_remote(d, s, m))
+        return;
     if (!(e = event_of(s, m)))
         return;
+    /* (another node's connection, sent on here: answered, not kept as
+     * a watcher, since its remote session goes when the command has
+     * run; its node's relay pushes the first page) */
     if (!(text = render_standings(e, hub_wall_ms(s->hub), m->page,
                                   s->player->pid, &m->id)) ||
-        tourney_watch(d, &e->head, s, m->page) < 0) {
+        (s->conn && tourney_watch(d, &e->head, s, m->page) < 0)) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
@@ -939,6 +1021,43 @@ static void free_event(struct tourney_event *e)
     event_free(EV(e));
 }
 
+/* e was taken over from a node that died or stopped: its games not over
+ * that this node holds are arena games again (restore_game), and those
+ * that ended here meanwhile are scored, as hub_arena_restore does; the
+ * others are another node's: their ends are read (event_tick). */
+static void taken(struct hub *h, struct tourney_event *t)
+{
+    struct event *e = EV(t);
+
+    for (size_t g = 0; g < e->ng; g++) {
+        struct game *gm = arena_game(e->a, (int)g)->over
+                              ? NULL
+                              : table_get(&h->games, e->gids[g]);
+        if (!gm)
+            continue;
+        restore_game(h, e, g, gm);
+        if (game_status(gm) == GAME_ENDED)
+            report_end(h, e, g, game_result(gm),
+                       game_ending(gm) == ENDING_NO_START, game_ply(gm),
+                       game_side_to_move(gm), hub_wall_ms(h));
+    }
+}
+
+static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
+                       enum ending_result r, bool no_start, int plies,
+                       int to_move, int64_t at)
+{
+    struct event *e = EV(t);
+
+    if (k < e->ng && !arena_game(e->a, (int)k)->over)
+        report_end(h, e, k, r, no_start, plies, to_move, at);
+}
+
+static char *first_page(const struct tourney_event *e, int64_t wall)
+{
+    return render_page(e, wall, 0);
+}
+
 static int init(struct hub *h)
 {
     struct tourney_director *d = tourney_director_new(h, tick_event,
@@ -946,8 +1065,75 @@ static int init(struct hub *h)
 
     if (!d)
         return -1;
+    d->standings = first_page;
+    d->tag = ARENA_TELL;
+    d->load = store_load_arena;
+    d->replay_row = replay_row;
+    d->taken = taken;
+    d->ended = read_ended;
     hub_module_set_state(h, &hub_arena_module, d);
     return 0;
+}
+
+/* A journal row at a node of a cluster's start: an event whose end (as
+ * created: an organiser only moves it earlier) is less than an hour
+ * ago is known (its games may still run). */
+static void known_row(void *ctx, const char *id, int64_t seq,
+                      const char *line)
+{
+    struct hub *h = ctx;
+    int base, inc;
+    int64_t start, end;
+
+    if (seq == 0 &&
+        sscanf(line, "new %d %d %" SCNd64 " %" SCNd64, &base, &inc, &start,
+               &end) == 4 &&
+        end + ARENA_KNOWN_AFTER_MS > hub_wall_ms(h) && proto_key_valid(id))
+        tourney_known(state(h), id);
+}
+
+int hub_tourney_known(struct hub *h)
+{
+    if (!state(h) || !tourney_clustered(h))
+        return 0;
+    return store_load_arena(h->store, known_row, h);
+}
+
+bool hub_event_here(struct hub *h, const char *eid)
+{
+    struct tourney_director *d = state(h);
+    struct tourney_event *e = d ? tourney_find(d, eid) : NULL;
+
+    return e && e->lease_until > 0 && tourney_directs(h, e);
+}
+
+/* An arena game's start (tourney_announce) on another node: p's
+ * connections here hear it. */
+static void told(struct hub *h, struct player *p, const char *payload,
+                 size_t len, int64_t now)
+{
+    char *text = malloc(len + 1);
+    struct msgbuf *b;
+
+    (void)h;
+    (void)now;
+    if (!text)
+        return;
+    memcpy(text, payload, len);
+    text[len] = '\0';
+    if ((b = msgbuf_take(text)) != NULL) { /* (its own connections) */
+        for (size_t i = 0; i < p->nconns; i++)
+            hub_session_send(p->conns[i], b, 0);
+        msgbuf_unref(b);
+    }
+}
+
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    (void)now;
+    if (state(h))
+        tourney_relayed(state(h), payload, len);
 }
 
 static void director_free(struct hub *h)
@@ -974,5 +1160,8 @@ const struct hub_module hub_arena_module = {
     .free = director_free,
     .session_closed = session_closed,
     .game_ended = game_ended,
+    .tell_tag = ARENA_TELL,
+    .told = told,
+    .told_all = told_all,
     .commands = commands,
 };

@@ -33,6 +33,12 @@
 #define ARENA_EVENTS_PER_CREATOR 2
 /* Players shown in a standings message, best first. */
 #define ARENA_STANDINGS_SHOWN 200
+/* The tag of an arena's standings relayed to the other nodes of a
+ * cluster (module.h's tell_tag; tourney_cluster.c). */
+#define ARENA_TELL 'T'
+/* A node of a cluster that starts takes over the events whose end is
+ * less than this long ago and that no node directs. */
+#define ARENA_KNOWN_AFTER_MS (3600 * 1000)
 
 extern const struct hub_module hub_arena_module;
 

@@ -153,6 +153,22 @@ struct router_ops {
                             router_answer_fn *fn, void *arg);
     int (*present)(void *ctx, const char *pid, router_answer_fn *fn,
                    void *arg);
+    /* Tournaments across nodes (arena_director.c); NULL on a node alone,
+     * which directs every event it has. event_lease: take (or renew)
+     * the lease of directing event eid for lease_ms, or (lease_ms 0)
+     * let it go; fn(arg, rc) later: 1 held by this node (its commands'
+     * channel followed from then on; ours: this node directs eid
+     * already, or creates it: followed from the ask on), 0 another
+     * node's, -1 failed; or
+     * -1 returned (fn never called). event_forward: s's command (text:
+     * len bytes) to the director of event eid, whose answers reach s;
+     * with no director s is answered busy (known: the event is, its
+     * director changes) or no_such_event; false when it was not sent
+     * (s is answered busy). */
+    int (*event_lease)(void *ctx, const char *eid, int64_t lease_ms,
+                       bool ours, router_answer_fn *fn, void *arg);
+    bool (*event_forward)(void *ctx, struct session *s, const char *eid,
+                          const char *text, size_t len, bool known);
 };
 
 struct router {
@@ -165,6 +181,10 @@ struct router {
 void hub_set_router(struct hub *h, const struct router *r);
 
 /* ---- the hub's side ---------------------------------------------------- */
+
+/* True when this node directs the tournament eid (its lease taken): a
+ * command about it from another node is run here (hub_run). */
+bool hub_event_here(struct hub *h, const char *eid);
 
 /* The game gid in this node's memory, or NULL. */
 struct game *hub_game(struct hub *h, const char *gid);

@@ -592,7 +592,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct swiss_tourney *e;
 
     (void)now;
-    if (!tourney_may_create(s, m))
+    if (!tourney_may_create(s, m, false))
         return;
     if (tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
         tourney_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {

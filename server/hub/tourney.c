@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub/arena_director.h"
 #include "hub/chat.h"
 #include "lib/msgbuf.h"
 
@@ -60,13 +61,15 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
     msgbuf_unref(b);
 }
 
-bool tourney_may_create(struct session *s, const struct proto_msg *m)
+bool tourney_may_create(struct session *s, const struct proto_msg *m,
+                        bool clustered)
 {
     struct hub *h = s->hub;
+    bool alone = h->router.ops == &hub_local_router;
 
-    if (h->router.ops != &hub_local_router || h->cfg.arena_create == 0) {
+    if ((!alone && !clustered) || h->cfg.arena_create == 0) {
         hub_send_error(s, PROTO_NO_TOURNAMENTS,
-                       h->router.ops != &hub_local_router
+                       !alone && !clustered
                            ? "a node of a cluster runs no tournaments"
                            : "this server runs no tournaments",
                        &m->id);
@@ -115,8 +118,17 @@ void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq)
     b = msgbuf_take(tourney_finish(o, NULL));
     for (int side = 0; b && side < 2; side++) {
         struct player *p = table_get(&h->players, game_seat_pid(g, side));
-        if (p)
+        if (p && !tourney_clustered(h))
             hub_env_send(h, &p->fan, b, seq);
+        if (!tourney_clustered(h))
+            continue;
+        /* in a cluster, each node's own connections of the player: here
+         * (not the fan: it reaches the other nodes' mirrored here too),
+         * and elsewhere told */
+        for (size_t i = 0; p && i < p->nconns; i++)
+            hub_session_send(p->conns[i], b, seq);
+        h->router.ops->tell(h->router.ctx, game_seat_pid(g, side), ARENA_TELL,
+                            b->data, b->len, seq);
     }
     msgbuf_unref(b);
 }
@@ -125,12 +137,20 @@ int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
                        bool *no_start, int *plies, int *to_move,
                        int64_t *ended_ms)
 {
+    return tourney_stored_end_in(h->store, gid, r, no_start, plies, to_move,
+                                 ended_ms);
+}
+
+int tourney_stored_end_in(struct store *st, const char *gid,
+                          enum ending_result *r, bool *no_start, int *plies,
+                          int *to_move, int64_t *ended_ms)
+{
     struct store_game row;
     struct store_move *moves = NULL;
     size_t n = 0;
     int ended = 0;
 
-    if (store_get_game(h->store, gid, &row, &moves, &n, NULL) == 1 &&
+    if (store_get_game(st, gid, &row, &moves, &n, NULL) == 1 &&
         !strcmp(row.status, "ended") &&
         ending_result_find(row.result, r) == 0) {
         *no_start = !strcmp(row.reason, "no_start");
@@ -154,9 +174,23 @@ static void tick(void *arg)
     d->armed = false;
     for (size_t i = 0; i < d->n; i++)
         if (!d->ev[i]->finished) {
-            d->tick_event(d->hub, d->ev[i], wall);
             open = true;
+            /* (in a cluster: only while its lease surely lasts) */
+            if (!tourney_leased(d, d->ev[i]))
+                continue;
+            d->tick_event(d->hub, d->ev[i], wall);
+            tourney_relay(d, d->ev[i], wall);
+            if (d->ev[i]->finished)
+                tourney_release(d, d->ev[i]);
         }
+    open |= tourney_take_over(d);
+    for (size_t i = 0; i < d->n;) /* (another node directs it now) */
+        if (d->ev[i]->lease_lost) {
+            tourney_to_copy(d, d->ev[i]);
+            d->free_event(d->ev[i]);
+            memmove(&d->ev[i], &d->ev[i + 1], (--d->n - i) * sizeof *d->ev);
+        } else
+            i++;
     if (open)
         tourney_arm(d->hub, d);
 }
@@ -171,6 +205,8 @@ struct tourney_director *tourney_director_new(
     if (!d)
         return NULL;
     d->hub = h;
+    table_init(&d->presence);
+    table_init(&d->ending);
     d->tick_event = tick_event;
     d->free_event = free_event;
     if (!(d->tick = hub_alarm_new(h, tick, d))) {
@@ -187,8 +223,16 @@ void tourney_director_free(struct hub *h, struct tourney_director *d)
     for (size_t i = 0; i < d->n; i++)
         d->free_event(d->ev[i]);
     free(d->ev);
+    tourney_remote_free(d);
+    tourney_presence_free(d);
+    for (size_t i = 0; i < d->ending.cap; i++)
+        free(d->ending.slots[i].value);
+    table_clear(&d->ending);
     hub_alarm_free(h, d->tick);
-    free(d);
+    if (d->asks) /* (a lease's answer comes later: it frees d) */
+        d->dead = true;
+    else
+        free(d);
 }
 
 void tourney_arm(struct hub *h, struct tourney_director *d)
@@ -230,8 +274,8 @@ size_t tourney_open(const struct tourney_director *d, const char *pid)
 
 void tourney_unwatch(struct tourney_director *d, struct session *s)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        struct tourney_event *e = d->ev[i];
+    for (size_t i = 0; i < d->n + d->nr; i++) {
+        struct tourney_event *e = i < d->n ? d->ev[i] : d->remote[i - d->n];
         for (size_t j = 0; j < e->nw; j++)
             if (e->watchers[j] == s) {
                 e->nw--;
@@ -264,6 +308,7 @@ void tourney_push_pages(struct hub *h, struct tourney_event *e, int64_t wall,
     bool *sent;
 
     e->dirty = false;
+    e->relay = true; /* (to the other nodes of a cluster) */
     if (!e->nw)
         return;
     group = malloc(e->nw * sizeof *group);
@@ -295,6 +340,16 @@ json_t *tourney_list(const struct tourney_director *d, int64_t wall,
         if (d->ev[i]->finished && finished++ >= max_finished)
             continue;
         json_array_append_new(list, summary(d->ev[i], wall));
+    }
+    for (size_t i = 0; list && i < d->nr; i++) { /* (other nodes') */
+        json_t *o = d->remote[i]->text
+                        ? json_loads(d->remote[i]->text, 0, NULL)
+                        : NULL;
+        if (!o)
+            continue;
+        json_object_del(o, "t");
+        json_object_del(o, "standings");
+        json_array_append_new(list, o);
     }
     return list;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hub/hub_internal.h"
+#include "lib/table.h"
 
 /* How often a director ticks (pairs, pushes standings). */
 #define TOURNEY_TICK_MS 1000
@@ -30,6 +31,15 @@ struct tourney_event {
     struct session **watchers;
     int *pages; /* each watcher's page (0: the event's own choice) */
     size_t nw, wcap, pgcap;
+    /* In a cluster (tourney_cluster.c): the lease surely lasts until
+     * lease_until (hub_now_ms; 0: not taken yet), lost when another node
+     * took it; relay: the standings changed since the last relay, at
+     * relayed_at. A copy of another node's event (director.remote):
+     * node its director, text its last standings, heard then. */
+    int64_t lease_until, relayed_at, heard;
+    bool lease_asked, lease_lost, relay, taking;
+    char node[PROTO_KEY_MAX + 1];
+    char *text;
 };
 
 /* A director's events and its tick. */
@@ -41,6 +51,27 @@ struct tourney_director {
     struct hub *hub;
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
     void (*free_event)(struct tourney_event *e);
+    /* In a cluster: e's first standings page (malloc'ed; NULL when out
+     * of memory) for the other nodes' watchers, its relay's tag, and
+     * the copies of the other nodes' events (heads only). */
+    char *(*standings)(const struct tourney_event *e, int64_t wall);
+    char tag;
+    /* A takeover: the journal's reader (store_load_arena), one row
+     * replayed (its ctx the hub), and the event rebuilt (its games
+     * found again). */
+    int (*load)(struct store *st, store_arena_fn fn, void *ctx);
+    store_arena_fn replay_row;
+    void (*taken)(struct hub *h, struct tourney_event *e);
+    /* A game's end read from the store (tourney_read_end). */
+    void (*ended)(struct hub *h, struct tourney_event *e, size_t k,
+                  enum ending_result r, bool no_start, int plies, int to_move,
+                  int64_t ended_ms);
+    struct table ending; /* gid -> its copy: an end's read in flight */
+    struct tourney_event **remote;
+    size_t nr, rcap;
+    struct table presence; /* pid -> what the cluster said of it */
+    size_t asks;           /* leases and presences asked, not answered yet */
+    bool dead;             /* freed: the last answer frees it */
 };
 
 /* A director ticking each of its events not finished every second with
@@ -106,9 +137,73 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
                   size_t n, uint64_t seq);
 
 /* True when s may create an event by the operator's policy
- * (arena_create) and m's clock; else sends the error (no_tournaments on
- * a node of a cluster or when off, needs_account, bad_clock). */
-bool tourney_may_create(struct session *s, const struct proto_msg *m);
+ * (arena_create) and m's clock; else sends the error (no_tournaments
+ * when off, or on a node of a cluster unless clustered: the director
+ * can direct under a lease; needs_account, bad_clock). */
+bool tourney_may_create(struct session *s, const struct proto_msg *m,
+                        bool clustered);
+
+/* ---- in a cluster (tourney_cluster.c; docs/cluster.md "Tournaments in
+ * a cluster") ---- */
+
+/* The lease of directing an event lasts this long from its take; it is
+ * renewed every tick. */
+#define TOURNEY_LEASE_MS 3000
+/* A relay of an event's standings goes at least this often. */
+#define TOURNEY_RELAY_MS 1000
+/* Copies of other nodes' events a node keeps (the oldest heard go). */
+#define TOURNEY_REMOTE_MAX 200
+
+/* True when h is a node of a cluster. */
+bool tourney_clustered(const struct hub *h);
+/* True when this node may act on e now: a node alone, e finished, or
+ * e's lease surely lasts. */
+bool tourney_directs(const struct hub *h, const struct tourney_event *e);
+/* In a cluster, each tick: the copies of other nodes' events whose
+ * relay stopped for longer than a lease are taken over when their lease
+ * can be taken (rebuilt from the journal, off the loop). True while a
+ * copy is not finished (the tick goes on). */
+bool tourney_take_over(struct tourney_director *d);
+/* In a cluster: game gid (index k) of e is not in this node's memory
+ * (another node hosts it: adopted after a takeover, or handed over):
+ * its stored row is read off the loop, and d->ended is called once it
+ * has ended (e still here, the game not over). One read at a time per
+ * game. */
+void tourney_read_end(struct tourney_director *d, struct tourney_event *e,
+                      const char *gid, size_t k);
+/* In a cluster: asks for (or renews) e's lease; true while it surely
+ * lasts (e may be directed now). A node alone: true. */
+bool tourney_leased(struct tourney_director *d, struct tourney_event *e);
+/* In a cluster: e finished, its lease goes (its commands' channel too:
+ * the other nodes' copies answer for an event over). */
+void tourney_release(struct tourney_director *d, struct tourney_event *e);
+/* In a cluster: e's standings to every other node when they changed or
+ * every TOURNEY_RELAY_MS. */
+void tourney_relay(struct tourney_director *d, struct tourney_event *e,
+                   int64_t wall);
+/* Another node's relay (router.h's tell_all): its copy is kept and its
+ * watchers here get the same bytes. */
+void tourney_relayed(struct tourney_director *d, const char *payload,
+                     size_t len);
+/* The copy of another node's event id, or NULL. */
+struct tourney_event *tourney_remote(const struct tourney_director *d,
+                                     const char *id);
+/* In a cluster, s's command m (the text the hub is running) for event
+ * m->event, which this node does not direct: sent to the node that does
+ * (true: it answers). False on a node alone. */
+bool tourney_forward(struct tourney_director *d, struct session *s,
+                     const struct proto_msg *m);
+void tourney_remote_free(struct tourney_director *d);
+/* A node of a cluster at start: event id of the journal is known here,
+ * not heard of for long (taken over unless a node directs it). */
+void tourney_known(struct tourney_director *d, const char *id);
+/* e's lease was lost: it goes (the caller frees it); its watchers here
+ * watch a copy of it, which the new director's relay fills. */
+void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
+/* True when player pid is connected (to any node of a cluster: the
+ * answer of the tick before) and in no game of this node. */
+bool tourney_present(struct tourney_director *d, const char *pid);
+void tourney_presence_free(struct tourney_director *d);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */
@@ -129,9 +224,13 @@ void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq);
 
 /* How a game that is not in memory ended, from its stored row: 1 with
  * *r, *no_start, *plies, *to_move and *ended_ms set, or 0 when it has
- * not ended (or cannot be read). Reads at once: at start-up only. */
+ * not ended (or cannot be read). Reads at once: at start-up, or on the
+ * reader thread (tourney_read_end). */
 int tourney_stored_end(struct hub *h, const char *gid, enum ending_result *r,
                        bool *no_start, int *plies, int *to_move,
                        int64_t *ended_ms);
+int tourney_stored_end_in(struct store *st, const char *gid,
+                          enum ending_result *r, bool *no_start, int *plies,
+                          int *to_move, int64_t *ended_ms);
 
 #endif

@@ -177,6 +177,42 @@ START_TEST(test_take_from_dead)
 }
 END_TEST
 
+#define EVENT(want, ...)                                   \
+    expect_keys(REDIS_LUA_EVENT_LEASE, want, 1,            \
+                (const char *[]){"event:{E}:director"}, 3, \
+                (const char *[]){__VA_ARGS__})
+
+/* A tournament's director (event_lease.lua): one holder while the lease
+ * runs, renewed by it alone, let go by it alone, and anyone's once it
+ * lapsed. */
+START_TEST(test_event_lease)
+{
+    bool never = false;
+    char *got;
+    int i;
+
+    EVENT("1", "take", "A", "3000");
+    EVENT("0", "take", "B", "3000"); /* A holds it */
+    EVENT("1", "take", "A", "3000"); /* A renews */
+    EVENT("0", "release", "B", "1");
+    expect_cmd("A", "GET event:{E}:director");
+    EVENT("1", "release", "A", "1");
+    expect_cmd("0", "EXISTS event:{E}:director");
+    EVENT("1", "take", "B", "50"); /* B now, for 50 ms */
+    EVENT("0", "take", "A", "3000");
+    for (i = 0; i < 400; i++) { /* (bounded: 2 s) */
+        got = redissync_command(loop, admin, "EXISTS event:{E}:director");
+        bool gone = !strcmp(got, "0");
+        free(got);
+        if (gone)
+            break;
+        redissync_run_until(loop, &never, 0.005);
+    }
+    EVENT("1", "take", "A", "3000"); /* B's lapsed: A takes it over */
+    expect_cmd("A", "GET event:{E}:director");
+}
+END_TEST
+
 START_TEST(test_floor)
 {
     /* Redis restarted without persistence: the counter is gone, the
@@ -491,6 +527,7 @@ static Suite *lease_suite(void)
     tcase_add_test(tc, test_node_lease);
     tcase_add_test(tc, test_take_and_release);
     tcase_add_test(tc, test_take_from_dead);
+    tcase_add_test(tc, test_event_lease);
     tcase_add_test(tc, test_floor);
     tcase_add_test(tc, test_handover);
     tcase_add_test(tc, test_node_games);

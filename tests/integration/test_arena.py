@@ -6,6 +6,7 @@ once the time left is under max(30 s, min(base/2, 120 s)); an event
 survives a kill -9 mid-event with its standings and its live game; bad
 input (unknown event, joined twice, not joined, over, the caps, the
 creation policy) is refused and changes nothing."""
+import socket
 import time
 import unittest
 
@@ -24,6 +25,18 @@ def create(c, duration_s=60, start_in_s=0, name="Blitz"):
     return c.request({"t": "arena_create", "name": name, "clock": CLOCK,
                       "duration_s": duration_s, "start_in_s": start_in_s},
                      "arena_created")["arena"]["event"]
+
+
+def drain(c, seconds):
+    """What c has and gets within seconds."""
+    out, c.backlog = c.backlog, []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            out.append(c._next(deadline - time.monotonic()))
+        except socket.timeout:
+            break
+    return out
 
 
 def standing(st, pid):
@@ -360,17 +373,163 @@ class ArenaTest(FreshServerTest):
                          ["events"], [])
 
 
-@unittest.skipUnless(CLUSTER, "a cluster's refusal")
+@unittest.skipUnless(CLUSTER, "a cluster's arenas")
 class ClusterArenaTest(FreshServerTest):
-    def test_a_cluster_refuses_tournaments(self):
-        """A node of a cluster creates no event, whoever may create one,
-        and lists none."""
-        c = self.client(self.server(OPEN))
-        err = c.request({"t": "arena_create", "name": "X", "clock": CLOCK,
-                         "duration_s": 60}, "error")
-        self.assertEqual(err["code"], "no_tournaments")
-        self.assertEqual(c.request({"t": "arena_list"}, "arena_list")
-                         ["events"], [])
+    watch_until = ArenaTest.watch_until
+
+    def test_an_arena_across_two_nodes(self):
+        """An arena created on node 0 is directed there (its lease in
+        Redis): node 1 lists it, its player's join is sent on to the
+        director, the two players are paired and play across the nodes,
+        and a watcher on each node is pushed the same standings (node 1's
+        through the director's relay)."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org, a, wa = self.client(srv), self.client(srv), self.client(srv)
+        srv.pin(1)
+        b, wb = self.client(srv), self.client(srv)
+        ev = create(org)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev for e in b.request(
+                {"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 1")
+            time.sleep(0.2)
+        for w in (wa, wb):
+            self.assertEqual(w.request({"t": "arena_watch", "event": ev},
+                                       "arena_standings")["event"], ev)
+        for c in (a, b):
+            self.assertEqual(c.request({"t": "arena_join", "event": ev},
+                                       "arena_joined")["event"], ev)
+        err = b.request({"t": "arena_join", "event": ev}, "error")
+        self.assertEqual(err["code"], "already_joined")
+        # (node 1's watch answered by the director: the page, b's row)
+        st = b.request({"t": "arena_watch", "event": ev, "page": 1},
+                       "arena_standings")
+        self.assertEqual((st["page"], st["me"]["id"]), (1, b.pid))
+        gid = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
+        for c in (a, b):
+            c.expect("game_start", game=gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        seen = [self.watch_until(w, ev, lambda s: any(
+            r["id"] == a.pid and r["score"] == 2 for r in s["standings"]))
+            for w in (wa, wb)]
+        self.assertEqual(seen[0]["standings"], seen[1]["standings"])
+        self.assertEqual(standing(seen[1], b.pid)["sheet"][0]["kind"],
+                         "loss")
+        # the next pairing's arena_game reaches each player once (b's
+        # connection is mirrored on node 0 by now: not through it too)
+        gid2 = b.expect("arena_game", event=ev)["game"]
+        a.expect("arena_game", event=ev, game=gid2)
+        b.expect("game_start", game=gid2)
+        self.assertEqual([m for m in drain(b, 0.5) if m["t"] == "arena_game"],
+                         [])
+
+    def resign_adopted(self, c, gid):
+        """c resigns gid, whose host was killed: sent again while its
+        adoption makes the cluster answer busy, until a sync says it
+        ended."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            c.send({"t": "resign", "game": gid})
+            try:
+                if c.request({"t": "sync", "game": gid},
+                             "state")["status"] == "ended":
+                    return
+            except AssertionError:  # (busy while it is adopted)
+                pass
+            time.sleep(0.3)
+        self.fail("the game did not end")
+
+    def test_the_director_killed_another_node_directs_on(self):
+        """kill -9 of the node that directs an arena: when its lease
+        lapses another node takes the event over from the journal (the
+        same standings on both nodes' watchers), learns the end of the
+        game the dead node hosted (adopted by another node) from the
+        store, and pairs on."""
+        srv = self.server(OPEN, nodes=3)
+        srv.pin(0)
+        org = self.client(srv)
+        srv.pin(1)
+        a, wa = self.client(srv), self.client(srv)
+        srv.pin(2)
+        b, wb = self.client(srv), self.client(srv)
+        ev = create(org)
+        for c in (a, b):
+            # (sent on to node 0: its relay may not have reached 1 and 2)
+            self.assertEqual(c.request({"t": "arena_join", "event": ev},
+                                       "arena_joined")["event"], ev)
+        gid = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        gid2 = a.expect("arena_game", event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid2)
+        def playing(s):
+            return (standing(s, a.pid)["score"] == 2 and
+                    standing(s, a.pid)["game"] == gid2)
+        before = wa.request({"t": "arena_watch", "event": ev},
+                            "arena_standings")
+        if not playing(before):  # (the copy here a second late)
+            before = self.watch_until(wa, ev, playing)
+        wb.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        srv.nodes[0].kill()
+        # the game ends where it is adopted, before the takeover: the new
+        # director reads its end from the store
+        self.resign_adopted(a, gid2)
+        after = [self.watch_until(w, ev, lambda s: standing(
+            s, b.pid)["score"] == 2) for w in (wa, wb)]
+        self.assertIn("event=tourney_taken_over event=" + ev,
+                      srv.nodes[1].log_text() + srv.nodes[2].log_text())
+        self.assertEqual(after[0]["standings"], after[1]["standings"])
+        # the same standings as before the kill, with that game's end
+        for pid, kind in ((a.pid, "loss"), (b.pid, "win")):
+            was, now = standing(before, pid), standing(after[0], pid)
+            self.assertEqual([(x["kind"], x["points"]) for x in
+                              now["sheet"][:-1]],
+                             [(x["kind"], x["points"]) for x in
+                              was["sheet"]])
+            self.assertEqual(now["sheet"][-1]["kind"], kind)
+        gid3 = a.expect("arena_game", timeout=20, event=ev)["game"]
+        self.assertEqual(b.expect("arena_game", event=ev)["game"], gid3)
+
+    def test_a_whole_cluster_killed_an_arena_goes_on(self):
+        """Every node killed and started again: a node takes over the
+        arena nobody directs (known from the journal at its start), with
+        its players and scores, and pairs them again."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org, a = self.client(srv), self.client(srv)
+        srv.pin(1)
+        b = self.client(srv)
+        ev = create(org)
+        for c in (a, b):
+            c.request({"t": "arena_join", "event": ev}, "arena_joined")
+        gid = a.expect("arena_game", event=ev)["game"]
+        b.expect("arena_game", event=ev, game=gid)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        for n in srv.nodes:
+            n.kill()
+        for i in range(2):
+            srv.restart_node(i)
+        srv.pin(1)
+        a2, b2, w = (self.client(srv, token=a.token),
+                     self.client(srv, token=b.token), self.client(srv))
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                st = w.request({"t": "arena_watch", "event": ev},
+                               "arena_standings")
+                break
+            except AssertionError:  # (busy, or not known yet)
+                self.assertLess(time.monotonic(), deadline, "not taken")
+                time.sleep(0.3)
+        self.assertEqual(standing(st, a.pid)["score"], 2)
+        self.assertEqual(standing(st, b.pid)["score"], 0)
+        gid2 = a2.expect("arena_game", timeout=20, event=ev)["game"]
+        b2.expect("arena_game", event=ev, game=gid2)
 
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,

@@ -711,6 +711,8 @@ static script_fn *const scripts[BUS_SCRIPTS] = {
     [BUS_SHARD_MARK] = shard_mark,
     /* (no challenges: a dead node's are none; the others refused) */
     [BUS_CHALLENGE] = empty,
+    /* (no events in the unit tests' cluster) */
+    [BUS_EVENT_LEASE] = empty,
 };
 
 /* ---- a client's bus ----------------------------------------------------- */

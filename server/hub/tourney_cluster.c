@@ -1,0 +1,555 @@
+/*
+ * tourney_cluster.c - the tournament directors in a cluster (tourney.h;
+ * docs/cluster.md, "Tournaments in a cluster"): each event's lease,
+ * its standings relayed to the other nodes, their copies of it, and a
+ * command sent on to the node that directs it.
+ */
+#include "hub/tourney.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub/reads.h"
+#include "lib/log.h"
+#include "strcopy.h"
+
+bool tourney_clustered(const struct hub *h)
+{
+    return h->router.ops->event_lease != NULL;
+}
+
+/* A lease asked: of d's event id, at asked (hub_now_ms). */
+struct lease_ask {
+    struct tourney_director *d;
+    char id[PROTO_KEY_MAX + 1];
+    int64_t asked;
+    bool release; /* a release's, not a take's */
+};
+
+static void on_lease(void *arg, long rc, const char *text, size_t len)
+{
+    struct lease_ask *a = arg;
+    struct tourney_director *d = a->d;
+    struct tourney_event *e;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) { /* (freed meanwhile: the last answer frees it) */
+        if (!d->asks)
+            free(d);
+        free(a);
+        return;
+    }
+    if (!a->release && (e = tourney_find(d, a->id)) != NULL) {
+        e->lease_asked = false;
+        /* it surely lasts a third less than asked (the answer's trip) */
+        if (rc == 1)
+            e->lease_until = a->asked + TOURNEY_LEASE_MS * 2 / 3;
+        else if (rc == 0) {
+            e->lease_lost = true;
+            log_warn("event=tourney_lease_lost event=%s", e->id);
+        }
+    }
+    free(a);
+}
+
+void tourney_release(struct tourney_director *d, struct tourney_event *e)
+{
+    struct hub *h = d->hub;
+    struct lease_ask *a;
+
+    if (!tourney_clustered(h) || !(a = calloc(1, sizeof *a)))
+        return;
+    a->d = d;
+    a->release = true;
+    strcopy(a->id, sizeof a->id, e->id);
+    if (h->router.ops->event_lease(h->router.ctx, e->id, 0, true, on_lease,
+                                   a) < 0)
+        free(a);
+    else
+        d->asks++;
+}
+
+bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    struct lease_ask *a;
+
+    if (!tourney_clustered(h))
+        return true;
+    if (!e->lease_asked && (a = calloc(1, sizeof *a)) != NULL) {
+        a->d = d;
+        a->asked = now;
+        strcopy(a->id, sizeof a->id, e->id);
+        if (h->router.ops->event_lease(h->router.ctx, e->id, TOURNEY_LEASE_MS,
+                                       true, on_lease, a) < 0)
+            free(a);
+        else {
+            e->lease_asked = true;
+            d->asks++;
+        }
+    }
+    return tourney_directs(h, e);
+}
+
+void tourney_relay(struct tourney_director *d, struct tourney_event *e,
+                   int64_t wall)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    char *text, *payload;
+    size_t n, len;
+
+    if (!tourney_clustered(h) || !h->router.ops->tell_all ||
+        (!e->relay && now - e->relayed_at < TOURNEY_RELAY_MS))
+        return;
+    if (!(text = d->standings(e, wall)))
+        return;
+    n = strlen(e->id);
+    len = n + 1 + strlen(text);
+    if ((payload = malloc(len + 1)) != NULL) {
+        memcpy(payload, e->id, n);
+        payload[n] = '\n';
+        memcpy(payload + n + 1, text, len - n); /* (its NUL too) */
+        h->router.ops->tell_all(h->router.ctx, d->tag, payload, len);
+        e->relay = false;
+        e->relayed_at = now;
+    }
+    free(payload);
+    free(text);
+}
+
+struct tourney_event *tourney_remote(const struct tourney_director *d,
+                                     const char *id)
+{
+    for (size_t i = 0; i < d->nr; i++)
+        if (!strcmp(d->remote[i]->id, id))
+            return d->remote[i];
+    return NULL;
+}
+
+static void remote_drop(struct tourney_director *d, size_t i)
+{
+    struct tourney_event *e = d->remote[i];
+
+    free(e->watchers);
+    free(e->pages);
+    free(e->text);
+    free(e);
+    memmove(&d->remote[i], &d->remote[i + 1],
+            (--d->nr - i) * sizeof *d->remote);
+}
+
+/* A new copy of event id (the oldest heard goes when there are
+ * TOURNEY_REMOTE_MAX), or NULL when out of memory. */
+static struct tourney_event *remote_new(struct tourney_director *d,
+                                        const char *id)
+{
+    struct tourney_event *e;
+    size_t oldest = 0;
+
+    if (d->nr >= TOURNEY_REMOTE_MAX) {
+        for (size_t i = 1; i < d->nr; i++)
+            if (d->remote[i]->heard < d->remote[oldest]->heard)
+                oldest = i;
+        remote_drop(d, oldest);
+    }
+    if (tourney_grow((void **)&d->remote, &d->rcap, d->nr,
+                     sizeof *d->remote) ||
+        !(e = calloc(1, sizeof *e)))
+        return NULL;
+    strcopy(e->id, sizeof e->id, id);
+    d->remote[d->nr++] = e;
+    return e;
+}
+
+void tourney_relayed(struct tourney_director *d, const char *payload,
+                     size_t len)
+{
+    const char *nl = memchr(payload, '\n', len);
+    char id[PROTO_KEY_MAX + 1];
+    struct tourney_event *e;
+    char *text;
+    bool same;
+
+    if (!nl || nl - payload > PROTO_KEY_MAX)
+        return;
+    memcpy(id, payload, (size_t)(nl - payload));
+    id[nl - payload] = '\0';
+    if (!proto_key_valid(id) || tourney_find(d, id)) /* (ours: stale) */
+        return;
+    if (!(e = tourney_remote(d, id)) && !(e = remote_new(d, id)))
+        return;
+    len -= (size_t)(nl + 1 - payload);
+    if (!(text = malloc(len + 1)))
+        return;
+    memcpy(text, nl + 1, len);
+    text[len] = '\0';
+    same = e->text && !strcmp(e->text, text); /* (a heartbeat) */
+    free(e->text);
+    e->text = text;
+    e->heard = hub_now_ms(d->hub);
+    e->finished = strstr(text, "\"status\":\"finished\"") != NULL;
+    if (!e->finished) /* (its takeover, should its relay stop) */
+        tourney_arm(d->hub, d);
+    if (e->nw && !same) /* (the watchers here: changed standings) */
+        tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
+}
+
+void tourney_known(struct tourney_director *d, const char *id)
+{
+    struct tourney_event *e;
+
+    if (tourney_find(d, id) || tourney_remote(d, id) ||
+        !(e = remote_new(d, id)))
+        return;
+    e->heard = hub_now_ms(d->hub) - TOURNEY_LEASE_MS - TOURNEY_RELAY_MS;
+    tourney_arm(d->hub, d);
+}
+
+void tourney_to_copy(struct tourney_director *d, struct tourney_event *e)
+{
+    struct tourney_event *r = tourney_remote(d, e->id);
+
+    if (!r && !(r = remote_new(d, e->id)))
+        return;
+    r->heard = hub_now_ms(d->hub);
+    free(r->watchers);
+    free(r->pages);
+    r->watchers = e->watchers;
+    r->pages = e->pages;
+    r->nw = e->nw;
+    r->wcap = e->wcap;
+    r->pgcap = e->pgcap;
+    e->watchers = NULL;
+    e->pages = NULL;
+    e->nw = e->wcap = e->pgcap = 0;
+}
+
+bool tourney_forward(struct tourney_director *d, struct session *s,
+                     const struct proto_msg *m)
+{
+    struct hub *h = d->hub;
+
+    /* (a command another node sent here is never sent on again) */
+    const struct tourney_event *r = tourney_remote(d, m->event);
+
+    if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
+        return false;
+    if (r && r->finished && m->type != PROTO_T_ARENA_WATCH) {
+        /* (its director may be gone: an event over changes no more) */
+        hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return true;
+    }
+    if (!h->router.ops->event_forward(h->router.ctx, s, m->event, h->cur_text,
+                                      h->cur_len, r != NULL))
+        hub_busy(s, &m->id);
+    return true;
+}
+
+void tourney_remote_free(struct tourney_director *d)
+{
+    while (d->nr)
+        remote_drop(d, d->nr - 1);
+    free(d->remote);
+}
+
+/* What the cluster said of a player's connections (tourney_present). */
+struct presence {
+    char pid[PROTO_KEY_MAX + 1];
+    struct tourney_director *d;
+    int nodes;  /* nodes holding a connection of the player, last heard */
+    bool asked; /* a question on its way */
+};
+
+static void on_present(void *arg, long rc, const char *text, size_t len)
+{
+    struct presence *p = arg;
+    struct tourney_director *d = p->d;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) {
+        free(p);
+        if (!d->asks)
+            free(d);
+        return;
+    }
+    p->asked = false;
+    if (rc >= 0)
+        p->nodes = (int)rc;
+}
+
+bool tourney_present(struct tourney_director *d, const char *pid)
+{
+    struct hub *h = d->hub;
+    struct player *pl = table_get(&h->players, pid);
+    struct presence *p;
+
+    if (pl && pl->ngames > 0)
+        return false;
+    if ((pl && pl->nconns > 0) || !tourney_clustered(h) ||
+        !h->router.ops->present)
+        return pl && hub_player_present(pl);
+    if (!(p = table_get(&d->presence, pid))) {
+        if (!(p = calloc(1, sizeof *p)))
+            return false;
+        strcopy(p->pid, sizeof p->pid, pid);
+        p->d = d;
+        if (table_put(&d->presence, p->pid, p) < 0) {
+            free(p);
+            return false;
+        }
+    }
+    /* (the answer of the tick before: one question a tick at most) */
+    if (!p->asked &&
+        h->router.ops->present(h->router.ctx, pid, on_present, p) == 0) {
+        p->asked = true;
+        d->asks++;
+    }
+    return p->nodes > 0;
+}
+
+void tourney_presence_free(struct tourney_director *d)
+{
+    for (size_t i = 0; i < d->presence.cap; i++) {
+        struct presence *p = d->presence.slots[i].value;
+        if (p && !p->asked)
+            free(p); /* (one asked is freed by its answer) */
+    }
+    table_clear(&d->presence);
+}
+
+bool tourney_directs(const struct hub *h, const struct tourney_event *e)
+{
+    return !tourney_clustered(h) || e->finished ||
+           (e->lease_until > hub_now_ms((struct hub *)h) && !e->lease_lost);
+}
+
+/* ---- takeover ----------------------------------------------------------- */
+
+/* A takeover's read of the journal: the rows of event id. */
+struct takeover {
+    struct hub_read r;
+    struct tourney_director *d;
+    int (*load)(struct store *st, store_arena_fn fn, void *ctx);
+    char id[PROTO_KEY_MAX + 1];
+    int64_t asked; /* the lease's take was asked then (hub_now_ms) */
+    char **lines;
+    int64_t *seqs;
+    size_t n, cap, scap;
+    bool failed;
+};
+
+static void collect(void *ctx, const char *id, int64_t seq, const char *line)
+{
+    struct takeover *t = ctx;
+    char *copy;
+
+    if (strcmp(id, t->id) != 0 || t->failed)
+        return;
+    if (tourney_grow((void **)&t->lines, &t->cap, t->n, sizeof *t->lines) ||
+        tourney_grow((void **)&t->seqs, &t->scap, t->n, sizeof *t->seqs) ||
+        !(copy = strdup(line))) {
+        t->failed = true;
+        return;
+    }
+    t->seqs[t->n] = seq;
+    t->lines[t->n++] = copy;
+}
+
+/* (the reader thread) */
+static int takeover_run(struct store *st, struct hub_read *r)
+{
+    struct takeover *t = (struct takeover *)r;
+
+    return t->load(st, collect, t) < 0 || t->failed ? -1 : 0;
+}
+
+static void takeover_clear(struct hub_read *r)
+{
+    struct takeover *t = (struct takeover *)r;
+
+    for (size_t i = 0; i < t->n; i++)
+        free(t->lines[i]);
+    free(t->lines);
+    free(t->seqs);
+}
+
+/* The copy's watchers here watch e from now on; the copy goes. */
+static void copy_replaced(struct tourney_director *d, struct tourney_event *e)
+{
+    for (size_t i = 0; i < d->nr; i++) {
+        struct tourney_event *r = d->remote[i];
+        if (strcmp(r->id, e->id) != 0)
+            continue;
+        for (size_t j = 0; j < r->nw; j++)
+            if (tourney_grow((void **)&e->watchers, &e->wcap, e->nw,
+                             sizeof *e->watchers) == 0 &&
+                tourney_grow((void **)&e->pages, &e->pgcap, e->nw,
+                             sizeof *e->pages) == 0) {
+                e->pages[e->nw] = r->pages[j];
+                e->watchers[e->nw++] = r->watchers[j];
+            }
+        remote_drop(d, i);
+        return;
+    }
+}
+
+static void takeover_answer(struct hub_read *r, int rc)
+{
+    struct takeover *t = (struct takeover *)r;
+    struct tourney_director *d = t->d;
+    struct tourney_event *copy = tourney_remote(d, t->id), *e;
+
+    if (copy)
+        copy->taking = false;
+    if (rc < 0 || !t->n || tourney_find(d, t->id)) {
+        log_error("event=tourney_takeover_failed event=%s rows=%zu", t->id,
+                  t->n);
+        return; /* (its lease lapses: taken again) */
+    }
+    for (size_t i = 0; i < t->n; i++)
+        d->replay_row(d->hub, t->id, t->seqs[i], t->lines[i]);
+    if (!(e = tourney_find(d, t->id)))
+        return;
+    e->lease_until = t->asked + TOURNEY_LEASE_MS * 2 / 3;
+    e->dirty = e->relay = true;
+    copy_replaced(d, e);
+    d->taken(d->hub, e);
+    log_info("event=tourney_taken_over event=%s calls=%zu", t->id, t->n);
+    tourney_arm(d->hub, d);
+}
+
+/* The take of a copy's lease answered: 1, its journal is read. */
+static void on_take(void *arg, long rc, const char *text, size_t len)
+{
+    struct lease_ask *a = arg;
+    struct tourney_director *d = a->d;
+    struct tourney_event *copy;
+    struct takeover *t;
+
+    (void)text;
+    (void)len;
+    d->asks--;
+    if (d->dead) {
+        if (!d->asks)
+            free(d);
+        free(a);
+        return;
+    }
+    copy = tourney_remote(d, a->id);
+    if (copy)
+        copy->taking = false;
+    if (copy && rc == 0) /* (another node has it: its relay comes) */
+        copy->heard = hub_now_ms(d->hub);
+    if (copy && rc == 1 && (t = calloc(1, sizeof *t)) != NULL) {
+        t->d = d;
+        t->load = d->load;
+        t->asked = a->asked;
+        strcopy(t->id, sizeof t->id, a->id);
+        t->r.run = takeover_run;
+        t->r.answer = takeover_answer;
+        t->r.clear = takeover_clear;
+        copy->taking = hub_read_submit(d->hub, &t->r, NULL, NULL) == 0;
+    }
+    free(a);
+}
+
+bool tourney_take_over(struct tourney_director *d)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    bool open = false;
+
+    if (!tourney_clustered(h))
+        return false;
+    for (size_t i = 0; i < d->nr; i++) {
+        struct tourney_event *r = d->remote[i];
+        struct lease_ask *a;
+        if (r->finished)
+            continue;
+        open = true;
+        if (r->taking ||
+            now - r->heard < TOURNEY_LEASE_MS + TOURNEY_RELAY_MS ||
+            !(a = calloc(1, sizeof *a)))
+            continue;
+        a->d = d;
+        a->asked = now;
+        strcopy(a->id, sizeof a->id, r->id);
+        if (h->router.ops->event_lease(h->router.ctx, r->id, TOURNEY_LEASE_MS,
+                                       false, on_take, a) < 0) {
+            free(a);
+            continue;
+        }
+        r->taking = true;
+        d->asks++;
+    }
+    return open;
+}
+
+/* ---- the ends of games hosted elsewhere --------------------------------- */
+
+struct end_read {
+    struct hub_read r;
+    struct tourney_director *d;
+    char id[PROTO_KEY_MAX + 1], gid[PROTO_KEY_MAX + 1];
+    size_t k;
+    int ended; /* 1: the rest is set */
+    enum ending_result result;
+    bool no_start;
+    int plies, to_move;
+    int64_t ended_ms;
+};
+
+/* (the reader thread) */
+static int end_run(struct store *st, struct hub_read *r)
+{
+    struct end_read *q = (struct end_read *)r;
+
+    q->ended = tourney_stored_end_in(st, q->gid, &q->result, &q->no_start,
+                                     &q->plies, &q->to_move, &q->ended_ms);
+    return 0;
+}
+
+static void end_answer(struct hub_read *r, int rc)
+{
+    struct end_read *q = (struct end_read *)r;
+    struct tourney_director *d = q->d;
+    struct tourney_event *e = tourney_find(d, q->id);
+
+    free(table_del(&d->ending, q->gid));
+    if (rc == 0 && q->ended == 1 && e && tourney_directs(d->hub, e))
+        d->ended(d->hub, e, q->k, q->result, q->no_start, q->plies,
+                 q->to_move, q->ended_ms);
+}
+
+void tourney_read_end(struct tourney_director *d, struct tourney_event *e,
+                      const char *gid, size_t k)
+{
+    struct end_read *q;
+    char *key;
+
+    if (!tourney_clustered(d->hub) || table_get(&d->ending, gid) ||
+        !(key = strdup(gid)))
+        return;
+    if (table_put(&d->ending, key, key) < 0) {
+        free(key);
+        return;
+    }
+    if (!(q = calloc(1, sizeof *q))) {
+        free(table_del(&d->ending, gid));
+        return;
+    }
+    q->d = d;
+    q->k = k;
+    strcopy(q->id, sizeof q->id, e->id);
+    strcopy(q->gid, sizeof q->gid, gid);
+    q->r.run = end_run;
+    q->r.answer = end_answer;
+    if (hub_read_submit(d->hub, &q->r, NULL, NULL) < 0)
+        free(table_del(&d->ending, gid)); /* (q freed by the submit) */
+}
