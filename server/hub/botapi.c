@@ -139,14 +139,20 @@ static void challenge_event(struct api_stream *st, json_t *c, uint64_t seq)
 }
 
 /* The end of an event stream's opening, after its challenges: a
- * gameStart for each game its player is playing. */
+ * gameStart for each game its player is playing (in a cluster, every
+ * node's, read from the store). */
 static void opening_games(struct api_stream *st)
 {
     struct hub *h = st->h;
     size_t n;
-    struct game_ref *gs = hub_games_snapshot(st->s->player, &n);
+    struct game_ref *gs;
 
     st->opening = false;
+    if (hub_shared_store(h)) { /* (a cluster: every node's games) */
+        botapi_opening_games_read(st);
+        return;
+    }
+    gs = hub_games_snapshot(st->s->player, &n);
     for (size_t i = 0; i < n; i++) {
         struct game *g = table_get(&h->games, gs[i].gid);
         if (g && game_status(g) == GAME_STARTED)

@@ -137,6 +137,9 @@ void botapi_fail(struct hub *h, uint64_t later, int status,
 
 /* Queues the JSON value o (taken) as a line on st behind seq. */
 void botapi_put(struct api_stream *st, json_t *o, uint64_t seq);
+/* In a cluster: a gameStart on st for each game its account plays, on
+ * any node, read from the store off the loop (botapi_nodes.c). */
+void botapi_opening_games_read(struct api_stream *st);
 
 /* Ends st's stream (what it queued goes out first); its session is
  * closed at the next wake. */

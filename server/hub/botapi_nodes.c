@@ -5,7 +5,9 @@
  * reach the module's told hook here; the game is read from the store off
  * the loop and its gameStart or gameFinish written from a stand-in. A new
  * game's NEW_GAME may outrun its commit: read again EVENT_RETRY_MS later,
- * at most EVENT_TRIES times. Loop thread.
+ * at most EVENT_TRIES times. A new event stream's games in play, every
+ * node's, are read from the store too (botapi_opening_games_read). Loop
+ * thread.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +160,88 @@ void botapi_told(struct hub *h, struct player *p, const char *payload,
     if (!proto_key_valid(gid) || table_get(&h->games, gid))
         return; /* (hosted here: its fan told the streams) */
     event_submit(h, p->pid, gid, payload[0] == 'F', 0);
+}
+
+/* ---- an event stream's opening in a cluster ------------------------------ */
+
+/* The account's live games at the opening, every node's, from the store
+ * (at most OPENING_GAMES_MAX, as /api/account/playing reads them). */
+#define OPENING_GAMES_MAX 50
+
+struct opening_read {
+    struct hub_read r;
+    char pid[PROTO_KEY_MAX + 1];
+    size_t n;
+    struct store_game rows[OPENING_GAMES_MAX];
+    struct store_move *moves[OPENING_GAMES_MAX];
+    size_t nmoves[OPENING_GAMES_MAX];
+};
+
+static int opening_run(struct store *st, struct hub_read *r)
+{
+    struct opening_read *q = (struct opening_read *)r;
+    char gids[OPENING_GAMES_MAX][33];
+    size_t n = 0;
+
+    if (store_player_live_games(st, q->pid, gids, OPENING_GAMES_MAX, &n) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_load_game(st, gids[i], &q->rows[q->n], &q->moves[q->n],
+                                 &q->nmoves[q->n]);
+        if (rc < 0)
+            return -1;
+        q->n += rc == 1;
+    }
+    return 0;
+}
+
+static void opening_clear(struct hub_read *r)
+{
+    struct opening_read *q = (struct opening_read *)r;
+
+    for (size_t i = 0; i < q->n; i++)
+        free(q->moves[i]);
+}
+
+/* A gameStart for each game read that is in play, from this node's game
+ * or a stand-in rebuilt from its row (its clock charged up to now). */
+static void opening_answer(struct hub_read *r, int rc)
+{
+    struct opening_read *q = (struct opening_read *)r;
+    struct session *s = r->who;
+    struct api_stream *st = s ? s->ext : NULL;
+    struct hub *h = r->h;
+    struct game_env env = hub_mute_env(h);
+    int64_t now = hub_now_ms(h);
+
+    if (!st || st->done || rc < 0)
+        return; /* (the stream closed, or the read failed: none) */
+    for (size_t i = 0; i < q->n; i++) {
+        struct game *g = hub_game(h, q->rows[i].gid), *stand_in = NULL;
+        if (!g && !strcmp(q->rows[i].status, "started"))
+            g = stand_in = game_restore(&env, &q->rows[i], q->moves[i],
+                                        q->nmoves[i], hub_wall_ms(h), now,
+                                        NULL);
+        if (g && game_status(g) == GAME_STARTED)
+            botapi_put(st, botapi_game_event(g, "gameStart", st->pid, now),
+                       0);
+        game_free(stand_in);
+    }
+}
+
+void botapi_opening_games_read(struct api_stream *st)
+{
+    struct opening_read *q = calloc(1, sizeof *q);
+
+    if (!q)
+        return;
+    snprintf(q->pid, sizeof q->pid, "%s", st->pid);
+    q->r.run = opening_run;
+    q->r.answer = opening_answer;
+    q->r.clear = opening_clear;
+    /* (the stream's session owns it: closed first, never answered) */
+    if (hub_read_submit(st->h, &q->r, &st->s->reads, st->s) < 0)
+        log_warn("event=botapi_opening_unread pid=%s why=busy", st->pid);
 }
 
 void botapi_nodes_fini(struct hub *h)

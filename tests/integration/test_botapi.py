@@ -281,18 +281,25 @@ class BotApiTest(FreshServerTest):
         for s in (ga, gb):
             s.close()
 
-    @not_in_cluster("an event stream opened after its game started lists only the games of its own node (docs/cluster.md, \"The Bot and Board API in a cluster\")")
     def test_resign_and_scope(self):
+        """An event stream opened after its game started opens with its
+        gameStart; in a cluster on each node, the game's host and the
+        others (the game read from the store)."""
         srv = self.server()
         a = self.account(srv, "alicebot")
         b = self.account(srv, "bobbot", scopes=["challenge:read"])
         self.assertEqual(Stream(srv.port, "/api/stream/event",
                                 b.api).status, 403)
         b.api = self.token(b)
-        self.start_game(a, b)
+        game = self.start_game(a, b)
+        b.expect("game_start", game=game)  # (its row committed)
         ga = None
-        eb = Stream(srv.port, "/api/stream/event", b.api)
-        gid = eb.until("gameStart")["game"]["gameId"]
+        for port in ([n.port for n in srv.nodes] if CLUSTER else
+                     [srv.port]):
+            eb = Stream(port, "/api/stream/event", b.api)
+            gid = eb.until("gameStart")["game"]["gameId"]
+            self.assertEqual(gid, game)
+            eb.close()
         ga = Stream(srv.port, "/api/board/game/stream/" + gid, a.api)
         self.assertEqual(ga.line()["type"], "gameFull")
         self.assertEqual(post(srv.port, "/api/board/game/%s/resign" % gid,
