@@ -165,67 +165,42 @@ void botapi_told(struct hub *h, struct player *p, const char *payload,
 /* ---- an event stream's opening in a cluster ------------------------------ */
 
 /* The account's live games at the opening, every node's, from the store
- * (at most OPENING_GAMES_MAX, as /api/account/playing reads them). */
-#define OPENING_GAMES_MAX 50
-
+ * (at most HUB_LIVE_GAMES_MAX, as /api/account/playing reads them). */
 struct opening_read {
     struct hub_read r;
-    char pid[PROTO_KEY_MAX + 1];
-    size_t n;
-    struct store_game rows[OPENING_GAMES_MAX];
-    struct store_move *moves[OPENING_GAMES_MAX];
-    size_t nmoves[OPENING_GAMES_MAX];
+    struct hub_live_games lg;
 };
 
 static int opening_run(struct store *st, struct hub_read *r)
 {
-    struct opening_read *q = (struct opening_read *)r;
-    char gids[OPENING_GAMES_MAX][33];
-    size_t n = 0;
-
-    if (store_player_live_games(st, q->pid, gids, OPENING_GAMES_MAX, &n) < 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        int rc = store_load_game(st, gids[i], &q->rows[q->n], &q->moves[q->n],
-                                 &q->nmoves[q->n]);
-        if (rc < 0)
-            return -1;
-        q->n += rc == 1;
-    }
-    return 0;
+    return hub_live_games_load(st, &((struct opening_read *)r)->lg);
 }
 
 static void opening_clear(struct hub_read *r)
 {
-    struct opening_read *q = (struct opening_read *)r;
-
-    for (size_t i = 0; i < q->n; i++)
-        free(q->moves[i]);
+    hub_live_games_clear(&((struct opening_read *)r)->lg);
 }
 
 /* A gameStart for each game read that is in play, from this node's game
- * or a stand-in rebuilt from its row (its clock charged up to now). */
+ * or a stand-in. */
 static void opening_answer(struct hub_read *r, int rc)
 {
     struct opening_read *q = (struct opening_read *)r;
     struct session *s = r->who;
     struct api_stream *st = s ? s->ext : NULL;
-    struct hub *h = r->h;
-    struct game_env env = hub_mute_env(h);
-    int64_t now = hub_now_ms(h);
+    struct game *gs[HUB_LIVE_GAMES_MAX];
+    bool stand_in[HUB_LIVE_GAMES_MAX];
+    int64_t now = hub_now_ms(r->h);
 
     if (!st || st->done || rc < 0)
         return; /* (the stream closed, or the read failed: none) */
-    for (size_t i = 0; i < q->n; i++) {
-        struct game *g = hub_game(h, q->rows[i].gid), *stand_in = NULL;
-        if (!g && !strcmp(q->rows[i].status, "started"))
-            g = stand_in = game_restore(&env, &q->rows[i], q->moves[i],
-                                        q->nmoves[i], hub_wall_ms(h), now,
-                                        NULL);
-        if (g && game_status(g) == GAME_STARTED)
-            botapi_put(st, botapi_game_event(g, "gameStart", st->pid, now),
-                       0);
-        game_free(stand_in);
+    hub_live_games_view(r->h, &q->lg, gs, stand_in);
+    for (size_t i = 0; i < q->lg.n; i++) {
+        if (gs[i] && game_status(gs[i]) == GAME_STARTED)
+            botapi_put(
+                st, botapi_game_event(gs[i], "gameStart", st->pid, now), 0);
+        if (stand_in[i])
+            game_free(gs[i]);
     }
 }
 
@@ -235,7 +210,7 @@ void botapi_opening_games_read(struct api_stream *st)
 
     if (!q)
         return;
-    snprintf(q->pid, sizeof q->pid, "%s", st->pid);
+    snprintf(q->lg.pid, sizeof q->lg.pid, "%s", st->pid);
     q->r.run = opening_run;
     q->r.answer = opening_answer;
     q->r.clear = opening_clear;

@@ -22,7 +22,7 @@
 #include "store/store.h"
 
 /* The most nowPlaying games (lichess: nb, 1-50, default 9). */
-#define LICHESS_PLAYING_MAX 50
+#define LICHESS_PLAYING_MAX HUB_LIVE_GAMES_MAX
 #define LICHESS_PLAYING_DEFAULT 9
 
 /* ---- GET /api/account/playing ------------------------------------------- */
@@ -117,72 +117,39 @@ static void playing_render(struct hub *h, const char *pid,
 }
 
 /* In a cluster: the account's live games from the store (every node's,
- * at most LICHESS_PLAYING_MAX), each a stand-in rebuilt from its row and
+ * at most HUB_LIVE_GAMES_MAX), each a stand-in rebuilt from its row and
  * journal unless it is in this node's memory. */
 struct playing_read {
     struct hub_read r;
     uint64_t later;
     int nb;
-    char pid[33];
-    size_t n;
-    struct store_game rows[LICHESS_PLAYING_MAX];
-    struct store_move *moves[LICHESS_PLAYING_MAX];
-    size_t nmoves[LICHESS_PLAYING_MAX];
+    struct hub_live_games lg;
 };
 
 static int playing_run(struct store *st, struct hub_read *r)
 {
-    struct playing_read *q = (struct playing_read *)r;
-    char gids[LICHESS_PLAYING_MAX][33];
-    size_t n = 0;
-
-    if (store_player_live_games(st, q->pid, gids, LICHESS_PLAYING_MAX, &n) <
-        0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        int rc = store_load_game(st, gids[i], &q->rows[q->n], &q->moves[q->n],
-                                 &q->nmoves[q->n]);
-        if (rc < 0)
-            return -1;
-        if (rc == 1)
-            q->n++;
-    }
-    return 0;
+    return hub_live_games_load(st, &((struct playing_read *)r)->lg);
 }
 
 static void playing_clear(struct hub_read *r)
 {
-    struct playing_read *q = (struct playing_read *)r;
-
-    for (size_t i = 0; i < q->n; i++)
-        free(q->moves[i]);
+    hub_live_games_clear(&((struct playing_read *)r)->lg);
 }
 
 static void playing_answer(struct hub_read *r, int rc)
 {
     struct playing_read *q = (struct playing_read *)r;
-    struct hub *h = r->h;
-    struct game *gs[LICHESS_PLAYING_MAX];
-    bool mute[LICHESS_PLAYING_MAX] = {0};
-    struct game_env env = hub_mute_env(h);
-    int64_t now = hub_now_ms(h);
+    struct game *gs[HUB_LIVE_GAMES_MAX];
+    bool stand_in[HUB_LIVE_GAMES_MAX];
 
     if (rc < 0) {
-        lichessapi_answer_error(h, q->later, 500, "database_error");
+        lichessapi_answer_error(r->h, q->later, 500, "database_error");
         return;
     }
-    for (size_t i = 0; i < q->n; i++) {
-        gs[i] = hub_game(h, q->rows[i].gid);
-        if (!gs[i] && !strcmp(q->rows[i].status, "started")) {
-            /* (its clock charged up to now, as its host's runs) */
-            gs[i] = game_restore(&env, &q->rows[i], q->moves[i], q->nmoves[i],
-                                 hub_wall_ms(h), now, NULL);
-            mute[i] = true;
-        }
-    }
-    playing_render(h, q->pid, gs, q->n, q->nb, q->later);
-    for (size_t i = 0; i < q->n; i++)
-        if (mute[i])
+    hub_live_games_view(r->h, &q->lg, gs, stand_in);
+    playing_render(r->h, q->lg.pid, gs, q->lg.n, q->nb, q->later);
+    for (size_t i = 0; i < q->lg.n; i++)
+        if (stand_in[i])
             game_free(gs[i]);
 }
 
@@ -202,7 +169,7 @@ static void playing_then(struct hub *h, const struct apitoken_who *who,
         }
         q->later = later;
         q->nb = *(int *)arg;
-        snprintf(q->pid, sizeof q->pid, "%s", who->pid);
+        snprintf(q->lg.pid, sizeof q->lg.pid, "%s", who->pid);
         q->r.run = playing_run;
         q->r.answer = playing_answer;
         q->r.clear = playing_clear;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/game.h"
 #include "hub/hub_internal.h"
 #include "lib/log.h"
 #include "lib/tunables.h"
@@ -275,6 +276,46 @@ int hub_read_seats(struct store *st, const struct store_game *row,
         account[c] = a == 1;
     }
     return 0;
+}
+
+int hub_live_games_load(struct store *st, struct hub_live_games *lg)
+{
+    char gids[HUB_LIVE_GAMES_MAX][33];
+    size_t n = 0;
+
+    if (store_player_live_games(st, lg->pid, gids, HUB_LIVE_GAMES_MAX, &n) <
+        0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int rc = store_load_game(st, gids[i], &lg->rows[lg->n],
+                                 &lg->moves[lg->n], &lg->nmoves[lg->n]);
+        if (rc < 0)
+            return -1;
+        lg->n += rc == 1;
+    }
+    return 0;
+}
+
+void hub_live_games_clear(struct hub_live_games *lg)
+{
+    for (size_t i = 0; i < lg->n; i++)
+        free(lg->moves[i]);
+    lg->n = 0;
+}
+
+void hub_live_games_view(struct hub *h, const struct hub_live_games *lg,
+                         struct game **gs, bool *stand_in)
+{
+    struct game_env env = hub_mute_env(h);
+
+    for (size_t i = 0; i < lg->n; i++) {
+        gs[i] = hub_game(h, lg->rows[i].gid);
+        stand_in[i] = !gs[i] && !strcmp(lg->rows[i].status, "started");
+        if (stand_in[i])
+            gs[i] = game_restore(&env, &lg->rows[i], lg->moves[i],
+                                 lg->nmoves[i], hub_wall_ms(h), hub_now_ms(h),
+                                 NULL);
+    }
 }
 
 size_t hub_reads_pending(const struct hub *h)

@@ -93,6 +93,29 @@ void hub_reads_orphan(struct hub_reads *o);
 int hub_read_seats(struct store *st, const struct store_game *row,
                    bool account[2]);
 
+/* A player's live games (waiting or started), every node's, with their
+ * journals: what a cluster's /api/account/playing and event stream's
+ * opening read (at most HUB_LIVE_GAMES_MAX, oldest first). */
+#define HUB_LIVE_GAMES_MAX 50
+struct hub_live_games {
+    char pid[PROTO_KEY_MAX + 1]; /* the caller's */
+    size_t n;
+    struct store_game rows[HUB_LIVE_GAMES_MAX];
+    struct store_move *moves[HUB_LIVE_GAMES_MAX]; /* owned */
+    size_t nmoves[HUB_LIVE_GAMES_MAX];
+};
+/* Reader thread (a run): lg->pid's live games into lg. 0, or -1 on a
+ * database error. */
+int hub_live_games_load(struct store *st, struct hub_live_games *lg);
+/* Frees what the load read (a read's clear). */
+void hub_live_games_clear(struct hub_live_games *lg);
+/* Loop thread: gs[i] for lg's game i, this node's when in memory, else
+ * for a started one a stand-in rebuilt from its row (its clock charged up
+ * to now; stand_in[i] true: the caller game_free()s it), else NULL. */
+struct game;
+void hub_live_games_view(struct hub *h, const struct hub_live_games *lg,
+                         struct game **gs, bool *stand_in);
+
 /* The answers and the deadlines due (hub_wake, and the hub's timer). */
 void hub_reads_collect(struct hub *h);
 
