@@ -260,8 +260,8 @@ static void finish(struct analyses *a, struct job *j)
     broadcast(a, j, o, true);
     json_decref(o);
     if (seq) /* (kept until the row is committed) */
-        analysis_relay_done(a->relay, j->gid, j->pid, seq, j->queued_seq,
-                            text);
+        analysis_relay_done(a->relay, j->gid, j->pid, j->requested_ms, seq,
+                            j->queued_seq, text);
     else
         free(text);
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
@@ -409,8 +409,10 @@ static void request(struct session *s, struct req_read *q)
     }
     /* the requester's finished analyses whose rows the count may have
      * missed (written after its read began): counted, to be sure */
-    q->today += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
-    q->week += analysis_relay_uncounted(a->relay, q->pid, q->r.seen);
+    q->today += analysis_relay_uncounted(a->relay, q->pid, q->r.seen,
+                                         q->since_ms);
+    q->week += analysis_relay_uncounted(a->relay, q->pid, q->r.seen,
+                                        q->since_ms - 6 * ANALYSIS_DAY_MS);
     switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
                            h->cfg.analyses_per_week)) {
     case ANALYSIS_LIMIT_OK:

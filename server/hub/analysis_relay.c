@@ -45,6 +45,7 @@ struct result {
     char gid[PROTO_KEY_MAX + 1];
     char pid[PROTO_KEY_MAX + 1]; /* "": another node's */
     uint64_t seq, queued_seq;    /* this node's: its rows' writes */
+    int64_t requested_ms;        /* this node's: when it was asked */
     int64_t until_ms;            /* another node's: kept until then */
     char *text;
 };
@@ -150,14 +151,15 @@ static struct result *result_add(struct analysis_relay *r, const char *gid,
 }
 
 void analysis_relay_done(struct analysis_relay *r, const char *gid,
-                         const char *pid, uint64_t seq, uint64_t queued_seq,
-                         char *text)
+                         const char *pid, int64_t requested_ms, uint64_t seq,
+                         uint64_t queued_seq, char *text)
 {
     struct result *x = result_add(r, gid, pid, text);
 
     if (x) {
         x->seq = seq;
         x->queued_seq = queued_seq;
+        x->requested_ms = requested_ms;
     }
 }
 
@@ -183,12 +185,13 @@ bool analysis_relay_send(struct analysis_relay *r, struct session *s,
 }
 
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             uint64_t seen)
+                             uint64_t seen, int64_t since_ms)
 {
     int n = 0;
 
     for (struct result *x = r->results; x; x = x->next)
-        if (x->pid[0] && !strcmp(x->pid, pid) && x->queued_seq > seen)
+        if (x->pid[0] && !strcmp(x->pid, pid) && x->queued_seq > seen &&
+            x->requested_ms >= since_ms) /* (in the count's window) */
             n++;
     return n;
 }

@@ -27,12 +27,13 @@ struct analysis_relay *analysis_relay_new(struct hub *h);
 void analysis_relay_free(struct analysis_relay *r);
 
 /* A job of this node finished: its result text (taken), pid its
- * requester, seq the write of its "done" row, queued_seq its "queued"
- * row's. Kept until the store has committed seq and every read in
- * flight has seen it (or dropped, text freed, when out of memory). */
+ * requester, requested_ms when it was asked (wall), seq the write of its
+ * "done" row, queued_seq its "queued" row's. Kept until the store has
+ * committed seq and every read in flight has seen it (or dropped, text
+ * freed, when out of memory). */
 void analysis_relay_done(struct analysis_relay *r, const char *gid,
-                         const char *pid, uint64_t seq, uint64_t queued_seq,
-                         char *text);
+                         const char *pid, int64_t requested_ms, uint64_t seq,
+                         uint64_t queued_seq, char *text);
 
 /* Sends s the result of gid that the store may not give yet (with id):
  * true, or false when there is none. */
@@ -42,10 +43,11 @@ bool analysis_relay_send(struct analysis_relay *r, struct session *s,
 /* That result's text, or NULL. Valid until the loop goes on. */
 const char *analysis_relay_result(struct analysis_relay *r, const char *gid);
 
-/* How many of pid's finished analyses of this node a count that began
- * after write `seen` may have missed. */
+/* How many of pid's finished analyses of this node, asked at since_ms
+ * (wall) or later, a count that began after write `seen` may have
+ * missed. */
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             uint64_t seen);
+                             uint64_t seen, int64_t since_ms);
 
 /* text (an analysis_progress about gid, or with done its finished
  * analysis) to every other node, whose listeners of gid hear it
