@@ -722,111 +722,6 @@ static void then_events(struct hub *h, const struct apitoken_who *t, int rc,
     open_events(h, later, t);
 }
 
-/* Parses /api/(bot|board)/game/... into a; false when it is no route of
- * ours. */
-static bool parse_game_path(const char *rest, bool post, struct ask *a)
-{
-    size_t n;
-
-    if (!post && !strncmp(rest, "stream/", 7)) {
-        rest += 7;
-        a->route = R_GAME_STREAM;
-        return snprintf(a->gid, sizeof a->gid, "%s", rest) <
-                   (int)sizeof a->gid &&
-               proto_key_valid(a->gid);
-    }
-    if (!post)
-        return false;
-    n = strcspn(rest, "/");
-    if (!n || n >= sizeof a->gid)
-        return false;
-    memcpy(a->gid, rest, n);
-    a->gid[n] = '\0';
-    rest += n;
-    if (!proto_key_valid(a->gid))
-        return false;
-    if (!strncmp(rest, "/move/", 6) && strlen(rest + 6) < sizeof a->uci &&
-        strlen(rest + 6) >= 4) {
-        a->route = R_MOVE;
-        snprintf(a->uci, sizeof a->uci, "%s", rest + 6);
-        for (const char *c = a->uci; *c; c++)
-            if (!((*c >= 'a' && *c <= 'h') || (*c >= '1' && *c <= '8') ||
-                  strchr("qrbn", *c)))
-                return false;
-        return true;
-    }
-    if (!strcmp(rest, "/resign"))
-        return (a->route = R_RESIGN), true;
-    if (!strcmp(rest, "/abort"))
-        return (a->route = R_ABORT), true;
-    if (!strcmp(rest, "/draw/yes") || !strcmp(rest, "/draw/no")) {
-        a->route = R_DRAW;
-        a->flag = !strcmp(rest, "/draw/yes");
-        return true;
-    }
-    if (!strcmp(rest, "/takeback/yes") || !strcmp(rest, "/takeback/no")) {
-        a->route = R_TAKEBACK;
-        a->flag = !strcmp(rest, "/takeback/yes");
-        return true;
-    }
-    if (!strcmp(rest, "/claim-victory"))
-        return (a->route = R_CLAIM), true;
-    if (!strcmp(rest, "/chat"))
-        return (a->route = R_CHAT), true;
-    return false;
-}
-
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-/* The value of field name of a form body (application/x-www-form-
- * urlencoded: '+' a space, %XX a byte) into out; false when it is
- * missing, malformed or longer than out. */
-static bool form_field(const char *body, const char *name, char *out,
-                       size_t len)
-{
-    size_t n = strlen(name), at = 0;
-
-    for (const char *p = body; p && *p; p = strchr(p, '&'), p = p ? p + 1 : p)
-        if (!strncmp(p, name, n) && p[n] == '=') {
-            for (p += n + 1; *p && *p != '&'; p++) {
-                int c = *p == '+' ? ' ' : *p;
-                if (*p == '%') {
-                    int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
-                    if (lo < 0)
-                        return false;
-                    c = hi * 16 + lo;
-                    p += 2;
-                }
-                if (at + 1 >= len)
-                    return false;
-                out[at++] = (char)c;
-            }
-            out[at] = '\0';
-            return true;
-        }
-    return false;
-}
-
-/* The most characters of a chat line (lichess's; the chat's own). */
-#define CHAT_API_TEXT_MAX 140
-
-/* True when s holds lo to hi characters (UTF-8: continuation bytes not
- * counted). */
-static bool utf8_chars_in(const char *s, size_t lo, size_t hi)
-{
-    size_t n = 0;
-
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n >= lo && n <= hi;
-}
-
 bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
                  uint64_t later, struct http_reply *r)
 {
@@ -850,7 +745,7 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
     } else {
         return false;
     }
-    if ((rest && !parse_game_path(rest, post, &a)) || (!rest && post)) {
+    if ((rest && !botapi_ask_path(rest, post, &a)) || (!rest && post)) {
         r->status = rest ? 404 : 405;
         r->type = JSON_TYPE;
         r->body = error_body(rest ? "Not found" : "Method not allowed");
@@ -862,11 +757,7 @@ bool botapi_http(struct hub *h, const struct http_request *q, int64_t now,
     for (size_t i = 0; i < q->nargs; i++)
         if (!strcmp(q->args[i], "offeringDraw=true"))
             a.flag = true;
-    if (a.route == R_CHAT &&
-        (!form_field(q->body, "room", a.room, sizeof a.room) ||
-         !form_field(q->body, "text", a.text, sizeof a.text) ||
-         (strcmp(a.room, "player") && strcmp(a.room, "spectator")) ||
-         !utf8_chars_in(a.text, 1, CHAT_API_TEXT_MAX))) {
+    if (a.route == R_CHAT && !botapi_ask_chat(q->body, &a)) {
         r->status = 400;
         r->type = JSON_TYPE;
         r->body = error_body("room=player|spectator and text (1-140 "

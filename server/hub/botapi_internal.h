@@ -248,7 +248,18 @@ void botapi_relay_full(struct api_stream *st);
 void botapi_act(struct hub *h, uint64_t later, const struct apitoken_who *t,
                 const struct ask *a);
 
-/* a as text for another node (botapi_remote.c), malloc'ed, or NULL. */
+/* botapi_ask.c: the route of a path's rest (after /api/bot/game/ or
+ * /api/board/game/; post: a POST) into *a: false when it is no route of
+ * ours. */
+bool botapi_ask_path(const char *rest, bool post, struct ask *a);
+/* A chat POST's form body (room=player|spectator, text of 1-140
+ * characters) into *a: false when it is missing or malformed. */
+bool botapi_ask_chat(const char *body, struct ask *a);
+/* a as text for another node, malloc'ed, or NULL. */
 char *botapi_ask_text(const struct ask *a);
+/* botapi_ask_text's text back into *a: false when it is not one. */
+bool botapi_ask_parse(const char *text, struct ask *a);
+/* A hex digit's value (either case), or -1. */
+int botapi_hexval(char c);
 
 #endif

@@ -166,45 +166,6 @@ static struct api_stream *find(struct hub *h, bool edge, const char *node,
     return NULL;
 }
 
-char *botapi_ask_text(const struct ask *a)
-{
-    json_t *o = json_pack("{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
-                          (int)a->route, "bot", a->bot, "flag", a->flag,
-                          "gid", a->gid, "uci", a->uci, "room", a->room,
-                          "text", a->text);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-
-    json_decref(o);
-    return text;
-}
-
-/* botapi_ask_text's text back into *a: false when it is not one. */
-static bool ask_parse(const char *text, struct ask *a)
-{
-    json_t *o = json_loads(text, 0, NULL);
-    int route = -1, bot = 0, flag = 0;
-    const char *gid = NULL, *uci = NULL, *room = NULL, *line = NULL;
-    bool ok = o &&
-              !json_unpack(o, "{s:i,s:b,s:b,s:s,s:s,s:s,s:s}", "route",
-                           &route, "bot", &bot, "flag", &flag, "gid", &gid,
-                           "uci", &uci, "room", &room, "text", &line) &&
-              route > R_GAME_STREAM && route <= R_CHAT &&
-              strlen(gid) < sizeof a->gid && strlen(uci) < sizeof a->uci &&
-              strlen(room) < sizeof a->room && strlen(line) < sizeof a->text;
-
-    if (ok) {
-        a->route = (enum route)route;
-        a->bot = bot;
-        a->flag = flag;
-        snprintf(a->gid, sizeof a->gid, "%s", gid);
-        snprintf(a->uci, sizeof a->uci, "%s", uci);
-        snprintf(a->room, sizeof a->room, "%s", room);
-        snprintf(a->text, sizeof a->text, "%s", line);
-    }
-    json_decref(o);
-    return ok;
-}
-
 /* ---- the edge ----------------------------------------------------------- */
 
 static void send_open(struct api_stream *st)
@@ -534,13 +495,6 @@ void botapi_remote_told(struct hub *h, const char *payload, size_t len)
 
 /* ---- the host ----------------------------------------------------------- */
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 87
-                                  : -1;
-}
-
 /* O: a stream of a game hosted here opens for node's edge (or, asked
  * again, its gameFull goes again). */
 static void host_open(struct hub *h, const char *head, int64_t now)
@@ -556,7 +510,8 @@ static void host_open(struct hub *h, const char *head, int64_t now)
         strlen(token) != 64 || !proto_key_valid(gid))
         return;
     for (int i = 0; i < 32; i++) {
-        int hi = hexval(token[2 * i]), lo = hexval(token[2 * i + 1]);
+        int hi = botapi_hexval(token[2 * i]),
+            lo = botapi_hexval(token[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return;
         who.hash[i] = (uint8_t)(hi * 16 + lo);
@@ -649,7 +604,7 @@ static void host_post(struct hub *h, const char *head, const char *body)
     r->runs = p;
     {
         struct ask a = {0};
-        if (ask_parse(body, &a))
+        if (botapi_ask_parse(body, &a))
             botapi_act(h, p->later, &who, &a);
         else
             botapi_fail(h, p->later, 400, "malformed request");
