@@ -69,8 +69,8 @@ struct room {
                             late joiner until the next line (or NULL) */
     uint64_t hist_seq;
     struct bucket rate;
-    bool read;   /* its stored lines were asked for */
-    bool loaded; /* ... and are in: a reader gets its history at once */
+    bool read;       /* its stored lines were asked for */
+    bool loaded;     /* ... and are in: a reader gets its history at once */
     int64_t last_at; /* the newest `at` given, heard or read here: a line
                         said here gets a later one */
     /* the deletes heard before the stored lines were in (the read may
