@@ -24,6 +24,13 @@
  * arrives (hub_room_heard): one Redis channel, so every node delivers
  * the lines in the same order; another node's line takes a token of this
  * node's bucket of the room, so the room's rate is the cluster's.
+ * A line's identity is its speaker and `at` (a moderator's delete
+ * names it so): a node gives no two lines of a room one `at`, its own
+ * lines on their way through Redis too (room.last_at). A node's first
+ * read of the room may find lines that reach it through Redis only
+ * after the read's answer (stored, then published): deliver drops a
+ * line the room holds; a delete heard before the answer is applied
+ * again to the lines read (room.gone).
  * Tournaments are a node alone's. A moderator's delete of a line
  * (rooms_delete_line) takes the same way: the lobby's through the
  * router to every node, an event's here.
