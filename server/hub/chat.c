@@ -111,6 +111,18 @@ int chat_room_remove(struct chat_room *r, const char *pid, int64_t at_ms)
     return (int)(n - k);
 }
 
+bool chat_room_holds(const struct chat_room *r, const char *pid,
+                     int64_t at_ms, const char *text)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const struct chat_line *l = &r->v[(r->head + i) % CHAT_REPLAY];
+        if (l->at_ms == at_ms && !strcmp(l->pid, pid) &&
+            !strcmp(l->text, text))
+            return true;
+    }
+    return false;
+}
+
 int64_t chat_room_next_at(const struct chat_room *r, int64_t at_ms)
 {
     int64_t last = r->n ? r->v[(r->head + r->n - 1) % CHAT_REPLAY].at_ms : 0;

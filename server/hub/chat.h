@@ -81,6 +81,9 @@ int chat_room_add(struct chat_room *r, const char *pid, const char *name,
 /* Removes pid's lines at at_ms from r, the others kept in order: how
  * many went. */
 int chat_room_remove(struct chat_room *r, const char *pid, int64_t at_ms);
+/* Whether r holds pid's line at at_ms with text. */
+bool chat_room_holds(const struct chat_room *r, const char *pid,
+                     int64_t at_ms, const char *text);
 /* The `at` of a line sent at at_ms (Unix ms) into r: at_ms, or one past
  * r's newest line's, so that no two lines of a room share an `at` (a
  * moderator's delete names a line by it). */

@@ -24,6 +24,13 @@
  * arrives (hub_room_heard): one Redis channel, so every node delivers
  * the lines in the same order; another node's line takes a token of this
  * node's bucket of the room, so the room's rate is the cluster's.
+ * A line's identity is its speaker and `at` (a moderator's delete
+ * names it so): a node gives no two lines of a room one `at`, its own
+ * lines on their way through Redis too (room.last_at). A node's first
+ * read of the room may find lines that reach it through Redis only
+ * after the read's answer (stored, then published): deliver drops a
+ * line the room holds; a delete heard before the answer is applied
+ * again to the lines read (room.gone).
  * Tournaments are a node alone's. A moderator's delete of a line
  * (rooms_delete_line) takes the same way: the lobby's through the
  * router to every node, an event's here.
@@ -49,6 +56,15 @@
 extern const struct hub_module hub_rooms_module; /* (below) */
 
 #define LOBBY_KEY "lobby"
+/* Deletes a room remembers while its stored lines are on their way. */
+#define ROOM_GONE_MAX 16
+
+/* A line a moderator deleted: its speaker and `at`, the line's identity
+ * (a node gives no two lines of a room one `at`: room.last_at). */
+struct gone_line {
+    char pid[PROTO_KEY_MAX + 1];
+    int64_t at_ms;
+};
 
 /* A room of the lobby or of an event. */
 struct room {
@@ -60,8 +76,15 @@ struct room {
                             late joiner until the next line (or NULL) */
     uint64_t hist_seq;
     struct bucket rate;
-    bool read;   /* its stored lines were asked for */
-    bool loaded; /* ... and are in: a reader gets its history at once */
+    bool read;       /* its stored lines were asked for */
+    bool loaded;     /* ... and are in: a reader gets its history at once */
+    int64_t last_at; /* the newest `at` given, heard or read here: a line
+                        said here gets a later one */
+    /* the deletes heard before the stored lines were in (the read may
+     * have found their lines still stored): the last ROOM_GONE_MAX of
+     * ngone */
+    struct gone_line gone[ROOM_GONE_MAX];
+    size_t ngone;
 };
 
 struct rooms {
@@ -245,6 +268,13 @@ static void lines_answer(struct hub_read *r, int rc)
     }
     room->loaded = true;
     chat_room_merge(&room->lines, q->v, q->n);
+    for (size_t i = 0; i < room->ngone && i < ROOM_GONE_MAX; i++)
+        (void)chat_room_remove(&room->lines, room->gone[i].pid,
+                               room->gone[i].at_ms);
+    room->ngone = 0;
+    for (size_t i = 0; i < q->n; i++)
+        if (q->v[i].at_ms > room->last_at)
+            room->last_at = q->v[i].at_ms;
     history_stale(room);
     if ((b = history_of(room)) != NULL)
         send_all(h, room, b, room->hist_seq);
@@ -311,14 +341,23 @@ static int may_write(struct session *s, const struct proto_msg *m)
 
 /* ---- a line ------------------------------------------------------------ */
 
-/* A line (text: a rendered chat message, len bytes) to r's readers here
- * and its memory, once seq has committed. */
+/* A line (text: a rendered chat message, taken) to r's readers here
+ * and its memory, once seq has committed. A line r holds already is
+ * dropped: in a cluster, one heard after the room's stored lines were
+ * read with it (its readers got it in that chat_history). */
 static void deliver(struct hub *h, struct room *r, const char *pid,
                     const char *name, const char *line, int64_t at_ms,
                     char *text, uint64_t seq)
 {
-    struct msgbuf *b = msgbuf_take(text);
+    struct msgbuf *b;
 
+    if (chat_room_holds(&r->lines, pid, at_ms, line)) {
+        free(text);
+        return;
+    }
+    if (at_ms > r->last_at)
+        r->last_at = at_ms;
+    b = msgbuf_take(text);
     if (!b || chat_room_add(&r->lines, pid, name, line, at_ms, seq) < 0)
         log_warn("event=room_line_dropped why=out_of_memory room=%s",
                  proto_room_name(r->kind));
@@ -358,7 +397,12 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
     snprintf(row.name, sizeof row.name, "%s", p->name);
     snprintf(row.text, sizeof row.text, "%.*s", (int)sizeof row.text - 1,
              m->text);
+    /* (in a cluster this node's lines come back through Redis after a
+     * while: last_at keeps a second line of the same ms apart) */
     row.at_ms = chat_room_next_at(&r->lines, hub_wall_ms(h));
+    if (row.at_ms <= r->last_at)
+        row.at_ms = r->last_at + 1;
+    r->last_at = row.at_ms;
     l = (struct proto_chat_line){p->pid, p->name, m->text, row.at_ms};
     if (!(seq = store_put_chat(h->store, &row)) ||
         !(text = proto_render_chat(key, m->room, &l))) {
@@ -377,13 +421,19 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
 
 /* ---- a moderator's delete ---------------------------------------------- */
 
-/* pid's line at at_ms leaves r here; if it was there, r's readers get
- * its new chat_history (which replaces what they show) behind seq. */
+/* pid's line at at_ms leaves r here (and its stored lines, if they are
+ * on their way); if it was there, r's readers get its new chat_history
+ * (which replaces what they show) behind seq. */
 static void remove_line(struct hub *h, struct room *r, const char *pid,
                         int64_t at_ms, uint64_t seq)
 {
     struct msgbuf *b;
 
+    if (!r->loaded) {
+        struct gone_line *g = &r->gone[r->ngone++ % ROOM_GONE_MAX];
+        snprintf(g->pid, sizeof g->pid, "%s", pid);
+        g->at_ms = at_ms;
+    }
     if (!chat_room_remove(&r->lines, pid, at_ms))
         return;
     history_stale(r);

@@ -32,6 +32,7 @@ size_t (*fake_pump)(void);
 struct store *fake_store;
 int64_t fake_now;
 int64_t fake_wall_shift;
+int64_t fake_wall_at;
 static bool passwords_held;
 
 struct falarm {
@@ -108,6 +109,8 @@ static int64_t f_wall(void)
 {
     struct timespec ts;
 
+    if (fake_wall_at)
+        return fake_wall_at;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + fake_wall_shift;
 }
@@ -300,6 +303,7 @@ static void setup_nodes(int n, const struct hub_config *cfg)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     fake_now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     fake_wall_shift = 0;
+    fake_wall_at = 0;
     passwords_held = false;
     reads_held = false;
     memset(alarms, 0, sizeof alarms);

@@ -69,6 +69,8 @@ extern struct store *fake_store;
 extern int64_t fake_now;
 /* Added to the real wall clock the hub reads (ms): a test moves days on. */
 extern int64_t fake_wall_shift;
+/* Not 0: the wall clock the hub reads stands still there (Unix ms). */
+extern int64_t fake_wall_at;
 
 /* Opens a store in a fresh directory and a hub over the fakes with cfg
  * (NULL: the defaults). */

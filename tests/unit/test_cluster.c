@@ -22,6 +22,7 @@
 #include "cluster/cluster_internal.h" /* (handover_start) */
 #include "game/game.h"
 #include "hub/hub_internal.h"
+#include "hub/chat.h" /* (rooms_delete_line) */
 #include "hub/router.h"
 #include "hubfake.h"
 
@@ -251,6 +252,155 @@ START_TEST(chat_lines_reach_the_room_on_every_node)
         "from the stands");
     json_decref(hist);
     ck_assert_ptr_null(hub_game(b->hub, gid)); /* all of it on a */
+}
+END_TEST
+
+/* ---- the lobby's chat room across nodes ---------------------------------- */
+
+/* Both nodes with the lobby's room, guests writing in it. */
+static void lobby_chat_on(void)
+{
+    for (int i = 0; i < 2; i++) {
+        fake_nodes[i].hub->cfg.lobby_chat = true;
+        fake_nodes[i].hub->cfg.chat_guests = true;
+    }
+}
+
+/* A guest named name on node n watching the lobby (its pid in pid). */
+static struct fconn *lobby_watcher(struct fnode *n, const char *ip,
+                                   const char *name, char pid[64])
+{
+    struct fconn *c = fake_connect_to(n, ip);
+
+    fake_hello(c, name, pid, NULL);
+    fake_say(c, "{\"t\":\"lobby_watch\"}");
+    return c;
+}
+
+static void lobby_say(struct fconn *c, const char *text)
+{
+    fake_say(c, "{\"t\":\"chat\",\"room\":\"lobby\",\"text\":\"%s\"}", text);
+}
+
+/* The texts of c's last lobby chat_history, joined by "|" ("-": none). */
+static const char *lobby_history(const struct fconn *c)
+{
+    static char out[512];
+    json_t *h = fake_find(c, "chat_history"), *l;
+    size_t i;
+
+    snprintf(out, sizeof out, "%s", h ? "" : "-");
+    json_array_foreach(json_object_get(h, "lines"), i, l)
+    {
+        size_t n = strlen(out);
+        snprintf(out + n, sizeof out - n, "%s%s", i ? "|" : "",
+                 json_string_value(json_object_get(l, "text")));
+    }
+    json_decref(h);
+    return out;
+}
+
+/* The "at" of c's i-th lobby chat line (0: the first), or -1. */
+static int64_t lobby_at(const struct fconn *c, int i)
+{
+    int64_t at = -1;
+
+    for (int k = 0; k < c->n && at < 0; k++) {
+        json_t *j = json_loads(c->msg[k], 0, NULL);
+        const char *t = json_string_value(json_object_get(j, "t"));
+        if (t && !strcmp(t, "chat") && i-- == 0)
+            at = json_integer_value(json_object_get(j, "at"));
+        json_decref(j);
+    }
+    return at;
+}
+
+/* A node that first hears the lobby's line reads the room's stored lines;
+ * a line stored before that read ran but heard after its answer came is
+ * already there (the stored one): it is kept once, and its watchers do
+ * not get it again (once, a late joiner on another node than the
+ * speaker's got the line twice). */
+START_TEST(a_lobby_line_read_and_then_heard_is_kept_once)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *w;
+    char pid[64];
+
+    lobby_chat_on();
+    x = lobby_watcher(a, "10.0.0.1", "Bob", pid);
+    fake_hold_reads(1);
+    lobby_say(x, "buy my links"); /* b hears it: b's read is on its way */
+    busfake_pause(b->busc, true);
+    lobby_say(x, "good luck"); /* stored, not yet heard on b */
+    fake_hold_reads(0);
+    fake_settle(); /* b's read has both lines */
+    busfake_pause(b->busc, false);
+    fake_settle(); /* ... then b hears the second */
+    w = lobby_watcher(b, "10.0.0.2", "Wes", NULL);
+    ck_assert_str_eq(lobby_history(w), "buy my links|good luck");
+    ck_assert_int_eq(fake_count(w, "chat"), 0);
+    ck_assert_int_eq(fake_count(x, "chat"), 2);
+}
+END_TEST
+
+/* Two lines of one player in one millisecond, the first not yet back
+ * from the bus when the second is said: the second gets the next ms, so
+ * a moderator's delete of the first (named by pid and at) leaves the
+ * second on every node. */
+START_TEST(two_lobby_lines_in_one_ms_get_two_ats)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *y, *w;
+    char pid[64];
+
+    lobby_chat_on();
+    x = lobby_watcher(a, "10.0.0.1", "Bob", pid);
+    y = lobby_watcher(b, "10.0.0.2", "Cat", NULL);
+    fake_wall_at = 1700000000000;
+    busfake_pause(a->busc, true); /* a's own lines come back later */
+    lobby_say(x, "buy my links");
+    lobby_say(x, "good luck");
+    busfake_pause(a->busc, false);
+    fake_settle();
+    ck_assert_int_eq(lobby_at(x, 0), fake_wall_at);
+    ck_assert_int_eq(lobby_at(x, 1), fake_wall_at + 1);
+    ck_assert_int_eq(lobby_at(y, 1), fake_wall_at + 1);
+    rooms_delete_line(a->hub, PROTO_ROOM_LOBBY, "lobby", pid, fake_wall_at,
+                      0);
+    fake_settle();
+    ck_assert_str_eq(lobby_history(x), "good luck");
+    ck_assert_str_eq(lobby_history(y), "good luck");
+    w = lobby_watcher(b, "10.0.0.3", "Wes", NULL);
+    ck_assert_str_eq(lobby_history(w), "good luck");
+    lobby_say(y, "a third"); /* (b's clock stands still too) */
+    ck_assert_int_eq(lobby_at(w, 0), fake_wall_at + 2);
+}
+END_TEST
+
+/* A delete heard while the node's read of the room's stored lines is on
+ * its way, that read having found the line still stored: the line stays
+ * deleted once the read is in. */
+START_TEST(a_lobby_line_deleted_while_the_room_is_read_stays_deleted)
+{
+    struct fnode *a = &fake_nodes[0], *b = &fake_nodes[1];
+    struct fconn *x, *w;
+    char pid[64];
+    int64_t at;
+
+    lobby_chat_on();
+    x = lobby_watcher(a, "10.0.0.1", "Bob", pid);
+    fake_hold_reads(1);
+    lobby_say(x, "buy my links"); /* b hears it: b's read is on its way */
+    lobby_say(x, "good luck");
+    at = lobby_at(x, 0);
+    /* (the delete's row is not written: the read finds the line) */
+    rooms_delete_line(a->hub, PROTO_ROOM_LOBBY, "lobby", pid, at, 0);
+    fake_settle();
+    ck_assert_str_eq(lobby_history(x), "good luck");
+    fake_hold_reads(0);
+    fake_settle();
+    w = lobby_watcher(b, "10.0.0.2", "Wes", NULL);
+    ck_assert_str_eq(lobby_history(w), "good luck");
 }
 END_TEST
 
@@ -684,6 +834,10 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, commands_are_forwarded_to_the_host);
     tcase_add_test(tc, chat_lines_reach_the_room_on_every_node);
+    tcase_add_test(tc, a_lobby_line_read_and_then_heard_is_kept_once);
+    tcase_add_test(tc, two_lobby_lines_in_one_ms_get_two_ats);
+    tcase_add_test(tc,
+                   a_lobby_line_deleted_while_the_room_is_read_stays_deleted);
     tcase_add_test(tc, a_shutdown_hands_the_games_over);
     tcase_add_test(tc, a_lost_lease_gives_the_game_up);
     tcase_add_test(tc, the_most_loaded_node_hands_games_over_until_balanced);
