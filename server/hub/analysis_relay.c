@@ -201,8 +201,8 @@ static bool row_seen(const char *gid, const struct store_analysis *seen,
  * row committed before every read in flight began) is one every read
  * found. */
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             const struct store_analysis *seen,
-                             size_t n_seen, int64_t since_ms)
+                             const struct store_analysis *seen, size_t n_seen,
+                             int64_t since_ms)
 {
     int n = 0;
 

@@ -51,8 +51,8 @@ const char *analysis_relay_result(struct analysis_relay *r, const char *gid);
  * (A read that found as many rows as it asked for may have left some
  * out: its count is at the limit already.) */
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             const struct store_analysis *seen,
-                             size_t n_seen, int64_t since_ms);
+                             const struct store_analysis *seen, size_t n_seen,
+                             int64_t since_ms);
 
 /* text (an analysis_progress about gid, or with done its finished
  * analysis) to every other node, whose listeners of gid hear it
