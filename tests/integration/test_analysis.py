@@ -327,6 +327,31 @@ class ClusterAnalysisTest(AnalysisBase):
         starts = node_log(srv, 1).count("event=analysis_start")
         self.assertEqual(starts, 2)
 
+    def test_a_day_s_count_holds_over_the_nodes(self):
+        """One a day: a job asked on node 1 (no engine) runs on node 2;
+        the next ask is refused on either node, the job counted once
+        (on node 2, whose read and results both know it, not twice)."""
+        srv = self.cluster(node_extra={0: ["--engine-path", ""]},
+                           config={"analyses_per_day": 1})
+        srv.pin(0)
+        w1, b1, g1 = self.finished_game(srv, source="127.0.0.2")
+        w2, b2, g2 = self.finished_game(srv, source="127.0.0.3")
+        w1.request({"t": "analyse", "game": g1}, "analysis")
+        self.done(w1, g1, timeout=WAIT * 4)
+        self.assertIn("event=analysis_start game=" + g1, node_log(srv, 1))
+        one = "you have asked for 1 analyses in 24 hours"
+        r = w1.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn(one, r["msg"])
+        srv.pin(1)
+        again = self.client(srv, token=w1.token, source="127.0.0.4")
+        r = again.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn(one, r["msg"])
+        # another player's day is its own, on either node
+        b2.request({"t": "analyse", "game": g2}, "analysis")
+        self.done(b2, g2, timeout=WAIT * 4)
+
     def test_a_job_whose_node_dies_is_taken_up_by_another(self):
         srv = self.cluster(delay_ms=400)
         srv.pin(0)
