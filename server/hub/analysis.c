@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -322,6 +323,7 @@ struct req_read {
     int64_t today, week; /* the requester's analyses in 24 h, in 7 days */
     struct store_analysis *mine; /* their rows, newest first */
     size_t nmine, maxmine;       /* (at most analyses_per_week) */
+    int delay_ms;                /* tests only: before the count's query */
 };
 
 /* pid's analyses of the last 7 days read, and counted into q. At most
@@ -329,6 +331,11 @@ struct req_read {
  * whatever the rest. 0, or -1. */
 static int count_mine(struct store *st, struct req_read *q)
 {
+    if (q->delay_ms > 0) { /* (tests only: the reader's, not the loop's) */
+        struct timespec ts = {q->delay_ms / 1000,
+                              (long)(q->delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     if (store_analyses_by(st, q->pid, q->since_ms - 6 * ANALYSIS_DAY_MS,
                           q->maxmine, &q->mine, &q->nmine) < 0)
         return -1;
@@ -563,6 +570,7 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
     snprintf(q->addr, sizeof q->addr, "%s", addr);
     q->since_ms = hub_wall_ms(h) - ANALYSIS_DAY_MS;
     q->maxmine = (size_t)h->cfg.analyses_per_week;
+    q->delay_ms = h->cfg.analysis_count_delay_ms;
     /* (metered as a read of a game not in memory: given back when found) */
     hub_read_submit_for(s, &q->r, &m->id, HUB_READ_METERED);
 }

@@ -117,7 +117,9 @@ void analysis_relay_free(struct analysis_relay *r)
 }
 
 /* Forgets this node's results the store has committed and every read in
- * flight has seen, and other nodes' kept long enough. */
+ * flight has seen, and other nodes' kept long enough. Never during a
+ * read's answer (reads.c unlinks the read first): only at the sweep and
+ * at another node's word. */
 static void results_prune(struct analysis_relay *r)
 {
     uint64_t committed = hub_reads_horizon(r->h);
@@ -165,7 +167,9 @@ void analysis_relay_done(struct analysis_relay *r, const char *gid,
 
 const char *analysis_relay_result(struct analysis_relay *r, const char *gid)
 {
-    results_prune(r);
+    /* (no prune here: called in a read's answer, when that read is no
+     * longer in flight, a prune could forget a result whose row it did
+     * not find before analysis_relay_uncounted counts it) */
     for (struct result *x = r->results; x; x = x->next)
         if (!strcmp(x->gid, gid))
             return x->text;

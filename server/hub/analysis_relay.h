@@ -40,7 +40,8 @@ void analysis_relay_done(struct analysis_relay *r, const char *gid,
 bool analysis_relay_send(struct analysis_relay *r, struct session *s,
                          const char *gid, const struct proto_id *id);
 
-/* That result's text, or NULL. Valid until the loop goes on. */
+/* That result's text, or NULL (one whose row is committed may still be
+ * there, as the store has it). Valid until the loop goes on. */
 const char *analysis_relay_result(struct analysis_relay *r, const char *gid);
 
 /* How many of pid's finished analyses of this node, asked at since_ms
