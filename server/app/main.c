@@ -577,6 +577,8 @@ static void test_clock_start(void)
 /* Tests only: the number in environment variable name when test time
  * is on, else 0. CHESS_TEST_SWISS_PAIR_MS=N: each Swiss pairing waits N
  * ms on its worker, so that a test meets it running.
+ * CHESS_TEST_ANALYSIS_COUNT_MS=N: analyse's count of the requester's
+ * analyses waits N ms on the reader before its query.
  * CHESS_TEST_EVENT_SEED=N: every new tournament's seed is N (the same
  * colours in two runs). CHESS_TEST_TOURNEY_TICK_MS=N: the tournament
  * directors tick every N ms, so that a test's test_clock steps alone
@@ -637,6 +639,8 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .max_swiss = cfg->max_swiss,
         .swiss_players = cfg->swiss_players,
         .swiss_pair_delay_ms = (int)test_env("CHESS_TEST_SWISS_PAIR_MS"),
+        .analysis_count_delay_ms = (int)test_env(
+            "CHESS_TEST_ANALYSIS_COUNT_MS"),
         .event_seed = (uint64_t)test_env("CHESS_TEST_EVENT_SEED"),
         .tourney_tick_ms = test_env("CHESS_TEST_TOURNEY_TICK_MS"),
         .chat_guests = cfg->chat_guests != 0,

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -261,7 +262,7 @@ static void finish(struct analyses *a, struct job *j)
     json_decref(o);
     if (seq) /* (kept until the row is committed) */
         analysis_relay_done(a->relay, j->gid, j->pid, j->requested_ms, seq,
-                            j->queued_seq, text);
+                            text);
     else
         free(text);
     log_info("event=analysis_done game=%s positions=%d engine=\"%s\"", j->gid,
@@ -305,7 +306,8 @@ static void on_answer(void *arg, const struct engine_answer *ans)
 /* ---- requests -------------------------------------------------------- */
 
 /* A command's read: the game's row and moves, its analysis row, and the
- * requester's analyses of the last day. */
+ * requester's analyses of the last 7 days (their rows: which games the
+ * read saw, for analysis_relay_uncounted). */
 struct req_read {
     struct hub_read r;
     struct proto_msg m;
@@ -319,7 +321,29 @@ struct req_read {
     struct store_analysis arow;
     char *result;
     int64_t today, week; /* the requester's analyses in 24 h, in 7 days */
+    struct store_analysis *mine; /* their rows, newest first */
+    size_t nmine, maxmine;       /* (at most analyses_per_week) */
+    int delay_ms;                /* tests only: before the count's query */
 };
+
+/* pid's analyses of the last 7 days read, and counted into q. At most
+ * maxmine rows are read: with that many the week's limit is reached
+ * whatever the rest. 0, or -1. */
+static int count_mine(struct store *st, struct req_read *q)
+{
+    if (q->delay_ms > 0) { /* (tests only: the reader's, not the loop's) */
+        struct timespec ts = {q->delay_ms / 1000,
+                              (long)(q->delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (store_analyses_by(st, q->pid, q->since_ms - 6 * ANALYSIS_DAY_MS,
+                          q->maxmine, &q->mine, &q->nmine) < 0)
+        return -1;
+    q->week = (int64_t)q->nmine;
+    for (size_t i = 0; i < q->nmine; i++)
+        q->today += q->mine[i].requested_ms >= q->since_ms;
+    return 0;
+}
 
 static int req_run(struct store *st, struct hub_read *r)
 {
@@ -330,9 +354,7 @@ static int req_run(struct store *st, struct hub_read *r)
         return -1;
     if (rc == 1 || q->m.type == PROTO_T_ANALYSIS)
         return rc;
-    if (store_count_analyses(st, q->pid, q->since_ms, &q->today) < 0 ||
-        store_count_analyses(st, q->pid, q->since_ms - 6 * ANALYSIS_DAY_MS,
-                             &q->week) < 0)
+    if (count_mine(st, q) < 0)
         return -1;
     q->found = store_get_game(st, q->m.game, &q->row, &q->moves, &q->n, NULL);
     return q->found < 0 ? -1 : 0;
@@ -344,6 +366,7 @@ static void req_clear(struct hub_read *r)
 
     free(q->moves);
     free(q->result);
+    free(q->mine);
 }
 
 /* The stored result sent to s (with its id). */
@@ -407,11 +430,12 @@ static void request(struct session *s, struct req_read *q)
         hub_send_error(s, PROTO_ANALYSIS_LIMIT, why, &q->m.id);
         return;
     }
-    /* the requester's finished analyses whose rows the count may have
-     * missed (written after its read began): counted, to be sure */
-    q->today += analysis_relay_uncounted(a->relay, q->pid, q->r.seen,
+    /* the requester's analyses finished here whose rows the read did not
+     * find (not committed when it ran): counted once, in the windows they
+     * were asked in */
+    q->today += analysis_relay_uncounted(a->relay, q->pid, q->mine, q->nmine,
                                          q->since_ms);
-    q->week += analysis_relay_uncounted(a->relay, q->pid, q->r.seen,
+    q->week += analysis_relay_uncounted(a->relay, q->pid, q->mine, q->nmine,
                                         q->since_ms - 6 * ANALYSIS_DAY_MS);
     switch (analysis_limit(q->today, q->week, h->cfg.analyses_per_day,
                            h->cfg.analyses_per_week)) {
@@ -455,7 +479,7 @@ static void request(struct session *s, struct req_read *q)
     snprintf(row.gid, sizeof row.gid, "%s", j->gid);
     snprintf(row.pid, sizeof row.pid, "%s", j->pid);
     snprintf(row.status, sizeof row.status, "queued");
-    if (!(j->queued_seq = store_put_analysis(h->store, &row, "{}")))
+    if (!store_put_analysis(h->store, &row, "{}"))
         log_error("event=analysis_not_stored game=%s", j->gid);
     log_info("event=analysis_queued game=%s requester=%s own=%d queued=%d",
              j->gid, j->pid, (int)j->own, a->nq);
@@ -545,6 +569,8 @@ static void do_analysis(struct session *s, const struct proto_msg *m,
     snprintf(q->pid, sizeof q->pid, "%s", s->player->pid);
     snprintf(q->addr, sizeof q->addr, "%s", addr);
     q->since_ms = hub_wall_ms(h) - ANALYSIS_DAY_MS;
+    q->maxmine = (size_t)h->cfg.analyses_per_week;
+    q->delay_ms = h->cfg.analysis_count_delay_ms;
     /* (metered as a read of a game not in memory: given back when found) */
     hub_read_submit_for(s, &q->r, &m->id, HUB_READ_METERED);
 }

@@ -46,7 +46,6 @@ struct job {
     bool own;                    /* the requester plays in it */
     uint64_t serial;             /* the pool's cookies name it */
     int64_t requested_ms;        /* wall */
-    uint64_t queued_seq;         /* its "queued" row's write (0: older) */
     char fen[94];                /* the start position */
     int start;                   /* 0 White moves first, 1 Black */
     int n;                       /* positions: plies + 1 */

@@ -28,6 +28,7 @@
 #include "hub/hub_internal.h"
 #include "hub/reads.h"
 #include "lib/log.h"
+#include "store/store.h"
 
 /* Games whose far jobs this node's connections hear, at most. */
 #define ANALYSIS_RELAY_GAMES 256
@@ -44,7 +45,7 @@ struct result {
     struct result *next;
     char gid[PROTO_KEY_MAX + 1];
     char pid[PROTO_KEY_MAX + 1]; /* "": another node's */
-    uint64_t seq, queued_seq;    /* this node's: its rows' writes */
+    uint64_t seq;                /* this node's: its "done" row's write */
     int64_t requested_ms;        /* this node's: when it was asked */
     int64_t until_ms;            /* another node's: kept until then */
     char *text;
@@ -116,7 +117,9 @@ void analysis_relay_free(struct analysis_relay *r)
 }
 
 /* Forgets this node's results the store has committed and every read in
- * flight has seen, and other nodes' kept long enough. */
+ * flight has seen, and other nodes' kept long enough. Never during a
+ * read's answer (reads.c unlinks the read first): only at the sweep and
+ * at another node's word. */
 static void results_prune(struct analysis_relay *r)
 {
     uint64_t committed = hub_reads_horizon(r->h);
@@ -152,20 +155,21 @@ static struct result *result_add(struct analysis_relay *r, const char *gid,
 
 void analysis_relay_done(struct analysis_relay *r, const char *gid,
                          const char *pid, int64_t requested_ms, uint64_t seq,
-                         uint64_t queued_seq, char *text)
+                         char *text)
 {
     struct result *x = result_add(r, gid, pid, text);
 
     if (x) {
         x->seq = seq;
-        x->queued_seq = queued_seq;
         x->requested_ms = requested_ms;
     }
 }
 
 const char *analysis_relay_result(struct analysis_relay *r, const char *gid)
 {
-    results_prune(r);
+    /* (no prune here: called in a read's answer, when that read is no
+     * longer in flight, a prune could forget a result whose row it did
+     * not find before analysis_relay_uncounted counts it) */
     for (struct result *x = r->results; x; x = x->next)
         if (!strcmp(x->gid, gid))
             return x->text;
@@ -184,14 +188,32 @@ bool analysis_relay_send(struct analysis_relay *r, struct session *s,
     return true;
 }
 
+/* True when gid's row is among seen[0..n). */
+static bool row_seen(const char *gid, const struct store_analysis *seen,
+                     size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(seen[i].gid, gid))
+            return true;
+    return false;
+}
+
+/* A read sees every write up to its `seen` and maybe later ones, so a
+ * job's "queued" row written after `seen` may be counted by the read or
+ * not: which one, only the rows the read found tell. A job here is
+ * counted when its row is not among them; a result forgotten (its "done"
+ * row committed before every read in flight began) is one every read
+ * found. */
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             uint64_t seen, int64_t since_ms)
+                             const struct store_analysis *seen, size_t n_seen,
+                             int64_t since_ms)
 {
     int n = 0;
 
     for (struct result *x = r->results; x; x = x->next)
-        if (x->pid[0] && !strcmp(x->pid, pid) && x->queued_seq > seen &&
-            x->requested_ms >= since_ms) /* (in the count's window) */
+        if (x->pid[0] && !strcmp(x->pid, pid) &&
+            x->requested_ms >= since_ms && /* (in the count's window) */
+            !row_seen(x->gid, seen, n_seen))
             n++;
     return n;
 }

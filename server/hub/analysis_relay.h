@@ -18,6 +18,7 @@
 struct hub;
 struct session;
 struct analysis_relay;
+struct store_analysis;
 
 /* The tag of the analysis's word to every node (module.h's tell_tag). */
 #define ANALYSIS_TELL 'A'
@@ -28,26 +29,31 @@ void analysis_relay_free(struct analysis_relay *r);
 
 /* A job of this node finished: its result text (taken), pid its
  * requester, requested_ms when it was asked (wall), seq the write of its
- * "done" row, queued_seq its "queued" row's. Kept until the store has
- * committed seq and every read in flight has seen it (or dropped, text
- * freed, when out of memory). */
+ * "done" row. Kept until the store has committed seq and every read in
+ * flight has seen it (or dropped, text freed, when out of memory). */
 void analysis_relay_done(struct analysis_relay *r, const char *gid,
                          const char *pid, int64_t requested_ms, uint64_t seq,
-                         uint64_t queued_seq, char *text);
+                         char *text);
 
 /* Sends s the result of gid that the store may not give yet (with id):
  * true, or false when there is none. */
 bool analysis_relay_send(struct analysis_relay *r, struct session *s,
                          const char *gid, const struct proto_id *id);
 
-/* That result's text, or NULL. Valid until the loop goes on. */
+/* That result's text, or NULL (one whose row is committed may still be
+ * there, as the store has it). Valid until the loop goes on. */
 const char *analysis_relay_result(struct analysis_relay *r, const char *gid);
 
 /* How many of pid's finished analyses of this node, asked at since_ms
- * (wall) or later, a count that began after write `seen` may have
- * missed. */
+ * (wall) or later, a count missed whose read (store_analyses_by) found
+ * the rows seen[0..n_seen) of pid since since_ms or earlier: those whose
+ * game's row is not among them. The read sees a job's row or not,
+ * whatever the order of the commits: a job is counted once either way.
+ * (A read that found as many rows as it asked for may have left some
+ * out: its count is at the limit already.) */
 int analysis_relay_uncounted(struct analysis_relay *r, const char *pid,
-                             uint64_t seen, int64_t since_ms);
+                             const struct store_analysis *seen, size_t n_seen,
+                             int64_t since_ms);
 
 /* text (an analysis_progress about gid, or with done its finished
  * analysis) to every other node, whose listeners of gid hear it

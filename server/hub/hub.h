@@ -165,6 +165,9 @@ struct hub_config {
     /* Swiss tournaments (swiss_director.c): players one takes; tests
      * only, how long each pairing waits on its worker */
     int swiss_players, swiss_pair_delay_ms;
+    /* tests only: how long analyse's count waits on the reader before
+     * its query (a job asked meanwhile may end first: analysis.c) */
+    int analysis_count_delay_ms;
     /* tests only (test time on): every new event's seed when not 0, and
      * the directors' tick period when not 0 (else TOURNEY_TICK_MS) */
     uint64_t event_seed;

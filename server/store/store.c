@@ -87,7 +87,7 @@ static struct store *new_store(const struct store_backend *be,
            be->maintenance && be->mod_history && be->rating_history &&
            be->leaderboard && be->rated_ends && be->get_game &&
            be->load_live && be->list_player_games && be->player_live_games &&
-           be->live_gids && be->get_analysis && be->count_analyses &&
+           be->live_gids && be->get_analysis && be->analyses_by &&
            be->queued_analyses && be->api_token && be->api_tokens &&
            be->load_arena && be->chat_lines && be->blocks && be->moderators &&
            be->open_reports && be->report_counts && be->report_queue);

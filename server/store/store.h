@@ -692,10 +692,14 @@ int store_get_playban(struct store *s, const char *pid, char **out);
  * then). */
 int store_get_analysis(struct store *s, const char *gid,
                        struct store_analysis *out, char **result);
-/* How many analyses pid asked for at since_ms or later, into *n. 0, or -1
- * on a database error. */
-int store_count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                         int64_t *n);
+/* The analyses pid asked for at since_ms or later, newest first, in one
+ * snapshot: at most max of them (their rows without the result) into *out
+ * (malloc'ed, the caller frees; NULL when none), *n how many (max when
+ * pid has max or more). 0, or -1 on a database error (*out NULL then). A
+ * caller counts them, and knows which games' rows the read saw
+ * (hub/analysis.c's count of the requests of a day and a week). */
+int store_analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                      size_t max, struct store_analysis **out, size_t *n);
 /* The analyses still "queued", oldest first: at most max into out, *n how
  * many. 0, or -1 on a database error. */
 int store_queued_analyses(struct store *s, struct store_analysis *out,

@@ -320,12 +320,13 @@ struct store_backend {
     int (*maintenance)(struct store *s, struct store_maintenance *out);
     int (*is_account)(struct store *s, const char *pid,
                       struct store_account_marks *marks);
-    /* store_get_analysis, store_count_analyses, store_queued_analyses
+    /* store_get_analysis, store_analyses_by (*v malloc'ed by the
+     * backend, as many as it read, at most max), store_queued_analyses
      * (v: room for max). */
     int (*get_analysis)(struct store *s, const char *gid,
                         struct store_analysis *out, char **result);
-    int (*count_analyses)(struct store *s, const char *pid, int64_t since_ms,
-                          int64_t *n);
+    int (*analyses_by)(struct store *s, const char *pid, int64_t since_ms,
+                       size_t max, struct store_analysis **v, size_t *n);
     int (*queued_analyses)(struct store *s, struct store_analysis *v,
                            size_t max, size_t *n);
     /* The newest `limit` points into v (room for limit), newest first. */

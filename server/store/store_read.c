@@ -628,18 +628,26 @@ int store_get_analysis(struct store *s, const char *gid,
     return rc;
 }
 
-int store_count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                         int64_t *n)
+int store_analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                      size_t max, struct store_analysis **out, size_t *n)
 {
     int rc = -1;
 
-    assert(n);
+    assert(out && n);
+    *out = NULL;
     *n = 0;
     store__read_enter(s);
-    if (pid)
-        rc = s->be->count_analyses(s, pid, since_ms, n);
+    if (pid && max)
+        rc = s->be->analyses_by(s, pid, since_ms, max, out, n);
+    else if (pid)
+        rc = 0;
     store__read_leave(s);
-    return rc;
+    if (rc < 0 || !*n) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 int store_queued_analyses(struct store *s, struct store_analysis *out,

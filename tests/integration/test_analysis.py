@@ -156,10 +156,10 @@ class StockfishAnalysisTest(AnalysisBase):
 
 @not_in_cluster("the fake engine's environment is one process's")
 class FakeEngineAnalysisTest(AnalysisBase):
-    def fake(self, mode, once=False, config=None, delay_ms=None):
+    def fake(self, mode, once=False, config=None, delay_ms=None, env=None):
         if not FAKE:
             self.skipTest("CHESS_FAKE_UCI not set")
-        env = {"FAKE_UCI_MODE": mode}
+        env = dict(env or {}, FAKE_UCI_MODE=mode)
         if once:
             env["FAKE_UCI_ONCE"] = self.path("once")
         if delay_ms:
@@ -217,6 +217,36 @@ class FakeEngineAnalysisTest(AnalysisBase):
                   for line in srv.log_text().splitlines()
                   if "event=analysis_start" in line]
         self.assertEqual(starts, [g1, g2, g3])
+
+    def test_a_job_that_ends_during_the_count_is_counted_once(self):
+        """Two a day, both asked at once: the second's count waits on the
+        reader (CHESS_TEST_ANALYSIS_COUNT_MS) while the first's job runs
+        and ends, then finds its row, whose result the server still holds
+        as not yet seen by every read (the second's read began before the
+        job): counted once, so the second is queued, and a third is
+        refused at 2."""
+        srv = self.fake("ok", config={"analyses_per_day": 2},
+                        env={"CHESS_TEST_CLOCK_MS": "0",
+                             "CHESS_TEST_ANALYSIS_COUNT_MS": "600"})
+        games = [self.finished_game(srv, source="127.0.1.%d" % i)[2]
+                 for i in (1, 2, 3)]
+        asker = self.client(srv, source="127.0.0.7")
+        asker.send({"t": "analyse", "game": games[0], "id": 1})
+        asker.send({"t": "analyse", "game": games[1], "id": 2})
+        order = []
+        while len(order) < 3:
+            m = asker.next(timeout=WAIT * 2)
+            if m.get("id") == 2:
+                self.assertEqual((m["t"], m.get("game")),
+                                 ("analysis", games[1]), m)
+                order.append("second asked")
+            elif m["t"] == "analysis" and m.get("status") == "done":
+                order.append("done " + m["game"])
+        self.assertEqual(order, ["done " + games[0], "second asked",
+                                 "done " + games[1]])
+        r = asker.request({"t": "analyse", "game": games[2]}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn("2 analyses in 24 hours", r["msg"])
 
     def test_restart_requeues(self):
         srv = self.fake("slow", delay_ms=500)
@@ -326,6 +356,31 @@ class ClusterAnalysisTest(AnalysisBase):
         self.assertNotIn("event=analysis_start", node_log(srv, 0))
         starts = node_log(srv, 1).count("event=analysis_start")
         self.assertEqual(starts, 2)
+
+    def test_a_day_s_count_holds_over_the_nodes(self):
+        """One a day: a job asked on node 1 (no engine) runs on node 2;
+        the next ask is refused on either node, the job counted once
+        (on node 2, whose read and results both know it, not twice)."""
+        srv = self.cluster(node_extra={0: ["--engine-path", ""]},
+                           config={"analyses_per_day": 1})
+        srv.pin(0)
+        w1, b1, g1 = self.finished_game(srv, source="127.0.0.2")
+        w2, b2, g2 = self.finished_game(srv, source="127.0.0.3")
+        w1.request({"t": "analyse", "game": g1}, "analysis")
+        self.done(w1, g1, timeout=WAIT * 4)
+        self.assertIn("event=analysis_start game=" + g1, node_log(srv, 1))
+        one = "you have asked for 1 analyses in 24 hours"
+        r = w1.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn(one, r["msg"])
+        srv.pin(1)
+        again = self.client(srv, token=w1.token, source="127.0.0.4")
+        r = again.request({"t": "analyse", "game": g2}, "error")
+        self.assertEqual(r["code"], "analysis_limit")
+        self.assertIn(one, r["msg"])
+        # another player's day is its own, on either node
+        b2.request({"t": "analyse", "game": g2}, "analysis")
+        self.done(b2, g2, timeout=WAIT * 4)
 
     def test_a_job_whose_node_dies_is_taken_up_by_another(self):
         srv = self.cluster(delay_ms=400)

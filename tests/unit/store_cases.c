@@ -1446,7 +1446,8 @@ END_TEST
  * old and idle. */
 /* A game's analysis (migration 0011): none until asked; the request's row,
  * then its result, replace the status and result but keep the requester
- * and time; counted by requester and time; the queued ones listed oldest
+ * and time; listed by requester and time, newest first, at most the
+ * number asked for; the queued ones listed oldest
  * first; a game not stored is dropped (the foreign key); arguments out
  * of bounds refused at once. */
 START_TEST(analysis_rows)
@@ -1456,10 +1457,9 @@ START_TEST(analysis_rows)
     struct store_game g1 = game("g1", "pidA", "", "waiting", 5000);
     struct store_game g2 = game("g2", "pidA", "", "waiting", 5000);
     struct store_analysis q = {"g1", "pidA", "queued", 1000}, got;
-    struct store_analysis v[4];
+    struct store_analysis v[4], *by;
     char *text = NULL;
-    int64_t n;
-    size_t k;
+    size_t k, n;
 
     store_put_player(s, &a);
     store_put_game(s, &g1);
@@ -1473,8 +1473,14 @@ START_TEST(analysis_rows)
     ck_assert_uint_eq(k, 2);
     ck_assert_str_eq(v[0].gid, "g1");
     ck_assert_str_eq(v[1].gid, "g2");
-    ck_assert_int_eq(store_count_analyses(s, "pidA", 1500, &n), 0);
-    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_analyses_by(s, "pidA", 1500, 10, &by, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(by[0].gid, "g2");
+    ck_assert_int_eq(by[0].requested_ms, 2000);
+    free(by);
+    ck_assert_int_eq(store_analyses_by(s, "pidB", 0, 10, &by, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(by);
     q = (struct store_analysis){"g1", "pidB", "done", 9000};
     wait_committed(s, store_put_analysis(s, &q, "{\"x\":1}"));
     ck_assert_int_eq(store_get_analysis(s, "g1", &got, &text), 1);
@@ -1485,8 +1491,16 @@ START_TEST(analysis_rows)
     free(text);
     ck_assert_int_eq(store_queued_analyses(s, v, 4, &k), 0);
     ck_assert_uint_eq(k, 1);
-    ck_assert_int_eq(store_count_analyses(s, "pidA", 0, &n), 0);
-    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(store_analyses_by(s, "pidA", 0, 10, &by, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(by[0].gid, "g2"); /* (newest first) */
+    ck_assert_str_eq(by[1].gid, "g1");
+    ck_assert_str_eq(by[1].status, "done");
+    free(by);
+    ck_assert_int_eq(store_analyses_by(s, "pidA", 0, 1, &by, &n), 0);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(by[0].gid, "g2");
+    free(by);
     /* no such game: dropped */
     q = (struct store_analysis){"g9", "pidA", "queued", 1};
     wait_committed(s, store_put_analysis(s, &q, "{}"));

@@ -154,8 +154,8 @@ int pg__get_settings(struct store *s, const char *pid, char **out);
 int pg__get_playban(struct store *s, const char *pid, char **out);
 int pg__get_analysis(struct store *s, const char *gid,
                      struct store_analysis *out, char **result);
-int pg__count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                       int64_t *n);
+int pg__analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                    size_t max, struct store_analysis **v, size_t *n);
 int pg__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
                         size_t *n);
 int pg__chat_lines(struct store *s, const char *gid, const char *room,

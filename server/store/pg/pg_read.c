@@ -376,15 +376,30 @@ int pg__get_analysis(struct store *s, const char *gid,
     return rd_one_text(s, "r_analysis", gid, fill_analysis, &o);
 }
 
-int pg__count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                       int64_t *n)
+int pg__analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                    size_t max, struct store_analysis **v, size_t *n)
 {
     struct pgp p;
+    PGresult *r;
+    size_t rows;
 
     pgp_init(&p);
     pgp_text(&p, pid);
     pgp_int(&p, since_ms);
-    return rd_one(s, "r_analyses_by", &p, fill_int, n) < 0 ? -1 : 0;
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_analyses_by", NULL, &p, false)))
+        return -1;
+    rows = (size_t)PQntuples(r);
+    if (rows > max)
+        rows = max;
+    if (rows && !(*v = malloc(rows * sizeof **v))) {
+        PQclear(r);
+        return -1;
+    }
+    for (size_t i = 0; i < rows; i++)
+        row_analysis(r, (int)i, &(*v)[(*n)++]);
+    PQclear(r);
+    return 0;
 }
 
 int pg__queued_analyses(struct store *s, struct store_analysis *v, size_t max,

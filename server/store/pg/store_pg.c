@@ -211,8 +211,9 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_playban", "SELECT record FROM account_playban WHERE pid = $1"},
     {"r_analysis", "SELECT gid, pid, requested_ms, status, result "
                    "FROM analyses WHERE gid = $1"},
-    {"r_analyses_by", "SELECT count(*) FROM analyses "
-                      "WHERE pid = $1 AND requested_ms >= $2"},
+    {"r_analyses_by", "SELECT gid, pid, requested_ms, status "
+                      "FROM analyses WHERE pid = $1 AND requested_ms >= $2 "
+                      "ORDER BY requested_ms DESC LIMIT $3"},
     {"r_analyses_queued", "SELECT gid, pid, requested_ms, status "
                           "FROM analyses WHERE status = 'queued' "
                           "ORDER BY requested_ms LIMIT $1"},
@@ -596,7 +597,7 @@ const struct store_backend store__pg = {
     .get_settings = pg__get_settings,
     .get_playban = pg__get_playban,
     .get_analysis = pg__get_analysis,
-    .count_analyses = pg__count_analyses,
+    .analyses_by = pg__analyses_by,
     .queued_analyses = pg__queued_analyses,
     .is_account = pg__is_account,
     .maintenance = pg__maintenance,

@@ -143,8 +143,8 @@ int sq__get_settings(struct store *s, const char *pid, char **out);
 int sq__get_playban(struct store *s, const char *pid, char **out);
 int sq__get_analysis(struct store *s, const char *gid,
                      struct store_analysis *out, char **result);
-int sq__count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                       int64_t *n);
+int sq__analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                    size_t max, struct store_analysis **v, size_t *n);
 int sq__queued_analyses(struct store *s, struct store_analysis *v, size_t max,
                         size_t *n);
 int sq__chat_lines(struct store *s, const char *gid, const char *room,

@@ -360,19 +360,32 @@ int sq__get_analysis(struct store *s, const char *gid,
     return row_end(s, st, rc);
 }
 
-int sq__count_analyses(struct store *s, const char *pid, int64_t since_ms,
-                       int64_t *n)
+int sq__analyses_by(struct store *s, const char *pid, int64_t since_ms,
+                    size_t max, struct store_analysis **v, size_t *n)
 {
     struct sqlite_be *b = s->be_state;
     sqlite3_stmt *st = b->r_analyses_by;
+    size_t cap = 0;
     int rc;
 
     sqlite3_bind_text(st, 1, pid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, since_ms);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *n = sqlite3_column_int64(st, 0);
-    return row_end(s, st, rc) < 0 ? -1 : 0;
+    sqlite3_bind_int64(st, 3, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        if (*n == cap) { /* (grown as read: max may be large) */
+            size_t c = cap ? 2 * cap : 16;
+            struct store_analysis *w = realloc(*v, c * sizeof *w);
+            if (!w) {
+                sqlite3_reset(st);
+                sqlite3_clear_bindings(st);
+                return -1;
+            }
+            *v = w;
+            cap = c;
+        }
+        row_analysis(st, &(*v)[(*n)++]);
+    }
+    return rows_end(s, st, rc);
 }
 
 int sq__queued_analyses(struct store *s, struct store_analysis *v, size_t max,

@@ -224,8 +224,9 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_playban, "SELECT record FROM account_playban WHERE pid = ?1"),
     DEF(r_analysis, "SELECT gid, pid, requested_ms, status, result "
                     "FROM analyses WHERE gid = ?1"),
-    DEF(r_analyses_by, "SELECT count(*) FROM analyses "
-                       "WHERE pid = ?1 AND requested_ms >= ?2"),
+    DEF(r_analyses_by, "SELECT gid, pid, requested_ms, status "
+                       "FROM analyses WHERE pid = ?1 AND requested_ms >= ?2 "
+                       "ORDER BY requested_ms DESC LIMIT ?3"),
     DEF(r_analyses_queued, "SELECT gid, pid, requested_ms, status "
                            "FROM analyses WHERE status = 'queued' "
                            "ORDER BY requested_ms LIMIT ?1"),
@@ -784,7 +785,7 @@ const struct store_backend store__sqlite = {
     .get_settings = sq__get_settings,
     .get_playban = sq__get_playban,
     .get_analysis = sq__get_analysis,
-    .count_analyses = sq__count_analyses,
+    .analyses_by = sq__analyses_by,
     .queued_analyses = sq__queued_analyses,
     .chat_lines = sq__chat_lines,
     .is_account = sq__is_account,
