@@ -614,12 +614,10 @@ static void rematch(struct fconn *x, struct fconn *y, struct fconn *who,
 
     fake_say(y, "{\"t\":\"resign\",\"game\":\"%s\"}", gid);
     fake_say(who, "{\"t\":\"rematch\",\"game\":\"%s\"}", gid);
-    fake_say(who == x ? y : x, "{\"t\":\"rematch\",\"game\":\"%s\"}",
-             gid);
+    fake_say(who == x ? y : x, "{\"t\":\"rematch\",\"game\":\"%s\"}", gid);
     j = fake_find(x, "game_start");
     ck_assert_ptr_nonnull(j);
-    snprintf(next, 64, "%s",
-             json_string_value(json_object_get(j, "game")));
+    snprintf(next, 64, "%s", json_string_value(json_object_get(j, "game")));
     json_decref(j);
     ck_assert_str_ne(next, gid);
 }
@@ -635,7 +633,7 @@ START_TEST(a_rematch_starts_once_on_a_mirrored_connection)
     struct fconn *x, *y;
     char gid[64], g2[64], g3[64];
 
-    game_from_a(&x, &y, gid); /* x on a (the host), y on b */
+    game_from_a(&x, &y, gid);  /* x on a (the host), y on b */
     rematch(x, y, y, gid, g2); /* y offers, x accepts on a */
     ck_assert_ptr_nonnull(hub_game(a->hub, g2));
     ck_assert_ptr_nonnull(hub_game(a->hub, gid)); /* (it lingers) */
