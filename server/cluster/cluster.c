@@ -301,6 +301,9 @@ void cluster_free(struct cluster *c)
             for (size_t j = 0; j < rs->games.cap; j++)
                 free(rs->games.slots[j].value);
             table_clear(&rs->games);
+            for (size_t j = 0; j < rs->begun.cap; j++)
+                free(rs->begun.slots[j].value);
+            table_clear(&rs->begun);
             free(rs); /* (its session is the hub's: hub_free's) */
         }
     }

@@ -80,6 +80,12 @@ struct remote {
     uint64_t conn;
     int64_t rtt_ms;
     struct table games; /* gid -> its own copy: games it follows here */
+    struct table begun; /* gid -> its own copy: games of its player that
+                           began here while it was in the player's fan
+                           (cluster_tell_players): their game_start and
+                           state reached it then, and their START sends
+                           none again; forgotten at that START or when
+                           the game leaves this node */
 };
 
 /* What the cluster keeps of a local connection (its session's ext). */

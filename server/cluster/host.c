@@ -369,10 +369,12 @@ static struct remote *remote_get(struct cluster *c, const struct codec_msg *m,
     rs->conn = m->conn;
     rs->rtt_ms = m->rtt_ms;
     table_init(&rs->games);
+    table_init(&rs->begun);
     if (table_put(&c->remotes, rs->key, rs) < 0 ||
         !(rs->s = hub_remote_open(c->h, &remote_ops, rs, p))) {
         table_del(&c->remotes, rs->key);
         table_clear(&rs->games);
+        table_clear(&rs->begun);
         free(rs);
         hub_player_release(c->h, p);
         return NULL;
@@ -387,6 +389,9 @@ static void remote_free(struct cluster *c, struct remote *rs)
     for (size_t i = 0; i < rs->games.cap; i++)
         free(rs->games.slots[i].value);
     table_clear(&rs->games);
+    for (size_t i = 0; i < rs->begun.cap; i++)
+        free(rs->begun.slots[i].value);
+    table_clear(&rs->begun);
     table_del(&c->remotes, rs->key);
     hub_remote_close(c->h, rs->s, cluster_now(c));
     free(rs);
@@ -588,11 +593,14 @@ void host_on_command(struct cluster *c, const struct codec_msg *m)
     }
     switch (m->kind) {
     case CODEC_START:
-        if (game_color_of(g, p->pid) >= 0)
+        /* (a session already in its player's fan when g began had its
+         * game_start and state then: sent once) */
+        if (game_color_of(g, p->pid) < 0)
+            hub_watch(rs->s, g, cluster_now(c));
+        else if (!table_get(&rs->begun, m->gid))
             game_send_start(g, rs->s, game_color_of(g, p->pid),
                             cluster_now(c));
-        else
-            hub_watch(rs->s, g, cluster_now(c));
+        free(table_del(&rs->begun, m->gid));
         break;
     case CODEC_RESYNC:
         remote_resync(c, rs, g);
@@ -709,6 +717,33 @@ int cluster_host_new(struct cluster *c, const char *gid)
     return 0;
 }
 
+/* p's remote sessions here are in its fan as g begins (its caller
+ * announces it in this turn: game_announce_start): each gets g's
+ * game_start and state that way, so its edge's START, on the NEW_GAME
+ * told next, sends them no second time. A session that cannot be
+ * marked (out of memory) gets them twice, as a resync would. */
+static void mark_begun(struct cluster *c, struct game *g, const char *pid)
+{
+    struct player *p = hub_player(c->h, pid);
+
+    for (size_t i = 0; p && i < p->nremotes; i++) {
+        struct remote *rs = p->remotes[i]->ext;
+        char *key;
+        if (p->remotes[i]->ops != &remote_ops ||
+            table_get(&rs->begun, game_gid(g)))
+            continue; /* (an event stream's: botapi.c) */
+        key = strdup(game_gid(g));
+        if (!key || table_put(&rs->begun, key, key) < 0)
+            free(key);
+    }
+}
+
+/* rs forgets gid's begun mark (gid leaves this node). */
+static void unmark_begun(struct remote *rs, const char *gid)
+{
+    free(table_del(&rs->begun, gid));
+}
+
 void cluster_tell_players(struct cluster *c, struct game *g)
 {
     struct codec_msg m = {.kind = CODEC_NEW_GAME};
@@ -720,6 +755,8 @@ void cluster_tell_players(struct cluster *c, struct game *g)
         const char *pid = game_seat_pid(g, k);
         if (!pid[0])
             continue;
+        if (game_status(g) == GAME_STARTED)
+            mark_begun(c, g, pid);
         snprintf(m.pid, sizeof m.pid, "%s", pid);
         cluster_send(c, &m, NULL, NULL);
     }
@@ -731,6 +768,8 @@ static void unfollow_remotes(struct cluster *c, const char *gid)
 {
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
+        if (rs)
+            unmark_begun(rs, gid);
         if (!rs || !table_get(&rs->games, gid))
             continue;
         tell_unfollowed(c, rs, gid);
@@ -744,6 +783,8 @@ void host_forget_remotes(struct cluster *c, const char *gid)
 {
     for (size_t i = 0; i < c->remotes.cap; i++) {
         struct remote *rs = c->remotes.slots[i].value;
+        if (rs)
+            unmark_begun(rs, gid);
         if (rs && table_get(&rs->games, gid))
             remote_unfollow(c, rs, gid);
     }

@@ -573,6 +573,68 @@ class BotApiTest(FreshServerTest):
             done.line()
 
     @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_a_rematch_starts_once_on_every_stream_and_page(self):
+        """A rematch hosted where the ended game stays in memory, the
+        offerer's page on another node (mirrored on the host): each
+        event stream of both accounts, one on every node (on the host
+        through the game's fan, elsewhere through its NEW_GAME's tell),
+        writes its gameStart once, and each page gets its game_start
+        once (docs/cluster.md, "A new game starts once on every
+        connection")."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        n = srv.nodes
+        host = srv.node_of_port(b.port)
+        self.assertNotEqual(srv.node_of_port(a.port), host)
+        streams = [(c, Stream(n[i].port, "/api/stream/event", c.api))
+                   for c in (a, b) for i in range(len(n))]
+        gid = self.start_game(a, b)  # (accepted on b's node: hosted there)
+        for c in (a, b):
+            c.expect("game_start", game=gid)
+        for _, s in streams:
+            self.assertEqual(s.until("gameStart")["game"]["gameId"], gid)
+        wait_until(lambda: srv.host_of(gid) == host, "hosted by b's node")
+        b.send({"t": "resign", "game": gid})
+        for c in (a, b):
+            c.expect("game_end", game=gid)
+        a.send({"t": "rematch", "game": gid})
+        b.expect("rematch_offered", game=gid)
+        b.send({"t": "rematch", "game": gid})
+        new = b.expect("game_start")["game"]
+        self.assertEqual(srv.host_of(new), host)
+        time.sleep(1.5)  # (a second one would be there by now)
+        for c in (a, b):
+            got, c.backlog = c.backlog + self.drained(c), []
+            starts = [m for m in got if m["t"] == "game_start" and
+                      m["game"] == new]
+            self.assertEqual(len(starts), 1 if c is a else 0, (c.name, got))
+        for c, s in streams:
+            s.sock.settimeout(0.3)
+            lines = []
+            try:
+                while True:
+                    m = s.line(keepalive=True)
+                    if m is not None:
+                        lines.append(m)
+            except socket.timeout:
+                pass
+            self.assertEqual([m["type"] for m in lines
+                              if m.get("game", {}).get("gameId") == new],
+                             ["gameStart"], (c.name, s.sock.getpeername(),
+                                             lines))
+            s.close()
+
+    @staticmethod
+    def drained(c):
+        """What c has received and not read, without waiting."""
+        out = []
+        while True:
+            try:
+                out.append(c._next(0.05))
+            except socket.timeout:
+                return out
+
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
     def test_game_stream_and_posts_on_any_node(self):
         """A game hosted on node H: alice's stream on node E (not H), her
         POSTs alternating between H and E, bob's stream and POSTs on the

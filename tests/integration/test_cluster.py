@@ -227,6 +227,35 @@ class OnNodes:
         c.close()
         return self.client_on(node, token=c.token)
 
+    def starts_once(self, clients, host):
+        """A new game of clients (its players) starts: each gets its
+        game_start once and its first state once, nothing of either
+        doubled within a second; the game is hosted on node host.
+        Returns its GID."""
+        gid = clients[0].expect("game_start")["game"]
+        self.assertEqual(self.srv.host_of(gid), host)
+        for i, c in enumerate(clients):
+            got, c.backlog = c.backlog, []
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                try:
+                    got.append(c._next(deadline - time.monotonic()))
+                except socket.timeout:
+                    break
+            kinds = [m["t"] for m in got if m.get("game") == gid and
+                     m["t"] in ("game_start", "state")]
+            self.assertEqual(kinds, ["state"] if i == 0 else
+                             ["game_start", "state"],
+                             (c.pid, [(m["t"], m.get("game")) for m in got]))
+        return gid
+
+    def ended(self, clients, gid):
+        """The last of clients resigns gid: each is told its end."""
+        clients[-1].send({"t": "resign", "game": gid})
+        for c in clients:
+            self.assertEqual(c.expect("game_end", game=gid)["reason"],
+                             "resignation")
+
 
 @unittest.skipUnless(CLUSTER >= 3, "a cluster of 3 nodes (CHESS_TEST_CLUSTER)")
 class ClusterTest(OnNodes, FreshServerTest):
@@ -363,6 +392,46 @@ class ClusterTest(OnNodes, FreshServerTest):
         for c in (w, b, s):
             self.assertEqual(c.expect("game_end", game=gid)["reason"],
                              "resignation")
+
+    def test_a_new_game_after_an_ended_one_starts_once(self):
+        """Two players on nodes 0 and 1 play again at once, while their
+        ended games stay in their host's memory (5 minutes): a
+        connection mirrored on the new game's host (it followed the old
+        game there) gets the new game's game_start and first state once,
+        not also through its edge's START. So do the other orders: the
+        new game on the other node (no mirror there yet), and a
+        reconnect in between (a new connection, not mirrored)."""
+        w, b, gid = self.game_on(0, 1)
+        self.ended((w, b), gid)
+        # a rematch: hosted on node 0, where b's connection is mirrored
+        b.send({"t": "rematch", "game": gid})
+        w.expect("rematch_offered", game=gid)
+        w.send({"t": "rematch", "game": gid})
+        g2 = self.starts_once((w, b), 0)
+        self.ended((w, b), g2)
+        # a challenge accepted on node 0: hosted there again
+        blitz = {"type": "fischer", "initial_s": 180, "increment_s": 2}
+        cid = b.request({"t": "challenge", "to": w.pid, "clock": blitz},
+                        "challenge")["challenge"]["id"]
+        self.assertEqual(w.expect("challenge")["challenge"]["id"], cid)
+        w.send({"t": "challenge_accept", "challenge": cid})
+        g3 = self.starts_once((w, b), 0)
+        self.ended((w, b), g3)
+        # one accepted on node 1: hosted there, w's connection not
+        # mirrored there yet (its START gives it the start)
+        cid = w.request({"t": "challenge", "to": b.pid, "clock": blitz},
+                        "challenge")["challenge"]["id"]
+        self.assertEqual(b.expect("challenge")["challenge"]["id"], cid)
+        b.send({"t": "challenge_accept", "challenge": cid})
+        g4 = self.starts_once((b, w), 1)
+        self.ended((w, b), g4)
+        # b's page reloaded on node 2 in between: its rematch offer
+        # mirrors its new connection on node 1, as w's (node 0) is
+        b = self.reconnect(b, 2)
+        b.send({"t": "rematch", "game": g4})
+        w.expect("rematch_offered", game=g4)
+        w.send({"t": "rematch", "game": g4})
+        self.starts_once((w, b), 1)
 
     def test_kill_of_the_host_resumes_elsewhere(self):
         """kill -9 of a game's host mid-game: the player who was on it

@@ -740,6 +740,68 @@ START_TEST(the_old_hosts_player_attaches_at_the_new_host)
 }
 END_TEST
 
+/* How many of c's messages are a `t` of game gid. */
+static int count_of(const struct fconn *c, const char *t, const char *gid)
+{
+    int n = 0;
+
+    for (int i = 0; i < c->n; i++) {
+        json_t *j = fake_msg(c, i);
+        const char *mt = json_string_value(json_object_get(j, "t"));
+        const char *mg = json_string_value(json_object_get(j, "game"));
+        n += mt && mg && !strcmp(mt, t) && !strcmp(mg, gid);
+        json_decref(j);
+    }
+    return n;
+}
+
+/* gid ends (y resigns), who offers a rematch, the other accepts: the
+ * new game's GID in next. */
+static void rematch(struct fconn *x, struct fconn *y, struct fconn *who,
+                    const char *gid, char next[64])
+{
+    json_t *j;
+
+    fake_say(y, "{\"t\":\"resign\",\"game\":\"%s\"}", gid);
+    fake_say(who, "{\"t\":\"rematch\",\"game\":\"%s\"}", gid);
+    fake_say(who == x ? y : x, "{\"t\":\"rematch\",\"game\":\"%s\"}", gid);
+    j = fake_find(x, "game_start");
+    ck_assert_ptr_nonnull(j);
+    snprintf(next, 64, "%s", json_string_value(json_object_get(j, "game")));
+    json_decref(j);
+    ck_assert_str_ne(next, gid);
+}
+
+/* A rematch hosted where the ended game lingers (5 minutes), its player
+ * on the other node mirrored there by then: each connection gets the
+ * new game's game_start and first state once (the fan's as it began;
+ * its edge's START, on the NEW_GAME, sends none again), whichever
+ * player offered it. */
+START_TEST(a_rematch_starts_once_on_a_mirrored_connection)
+{
+    struct fnode *a = &fake_nodes[0];
+    struct fconn *x, *y;
+    char gid[64], g2[64], g3[64];
+
+    game_from_a(&x, &y, gid);  /* x on a (the host), y on b */
+    rematch(x, y, y, gid, g2); /* y offers, x accepts on a */
+    ck_assert_ptr_nonnull(hub_game(a->hub, g2));
+    ck_assert_ptr_nonnull(hub_game(a->hub, gid)); /* (it lingers) */
+    ck_assert_uint_eq(cluster_remote_sessions(a->cluster), 1); /* y's */
+    ck_assert_int_eq(count_of(x, "game_start", g2), 1);
+    ck_assert_int_eq(count_of(x, "state", g2), 1);
+    ck_assert_int_eq(count_of(y, "game_start", g2), 1);
+    ck_assert_int_eq(count_of(y, "state", g2), 1);
+    fake_move(y, g2, "e2e4", 0); /* (y is white now) */
+    ck_assert_int_eq(last_moved_ply(x, g2), 1);
+    rematch(x, y, x, g2, g3); /* x offers, y accepts through b */
+    ck_assert_ptr_nonnull(hub_game(a->hub, g3));
+    ck_assert_int_eq(count_of(x, "game_start", g3), 1);
+    ck_assert_int_eq(count_of(y, "game_start", g3), 1);
+    ck_assert_int_eq(count_of(y, "state", g3), 1);
+}
+END_TEST
+
 /* An edge that cannot forward a command (its Redis is down) answers it
  * busy with the command's id, so the client knows which one failed. */
 START_TEST(an_edge_without_its_bus_refuses_with_the_id)
@@ -848,6 +910,7 @@ int main(void)
     tcase_add_test(tc,
                    a_command_crossing_a_handover_is_played_by_the_new_host);
     tcase_add_test(tc, the_old_hosts_player_attaches_at_the_new_host);
+    tcase_add_test(tc, a_rematch_starts_once_on_a_mirrored_connection);
     tcase_add_test(tc, an_edge_without_its_bus_refuses_with_the_id);
     tcase_add_test(tc, a_failed_take_is_counted);
     tcase_add_test(tc, a_new_game_is_not_adopted_from_under_its_creator);
