@@ -13,7 +13,7 @@
 
 /* A forbidden pair of an XXP line, with where its numbers are. */
 struct fpair {
-    int a, b;          /* starting numbers */
+    int a, b;         /* starting numbers */
     int line, ca, cb; /* the XXP line and each number's column */
 };
 
@@ -313,8 +313,7 @@ static int parse_xxp(struct parser *ps)
     while ((n = token(ps, &col, &tcol)) > 0) {
         int v = number(ps, tcol, n);
         if (v < 1 || v > SWISS_MAX_PLAYERS)
-            return fail(ps, tcol,
-                        "XXP: expected starting numbers (1 to %d)",
+            return fail(ps, tcol, "XXP: expected starting numbers (1 to %d)",
                         SWISS_MAX_PLAYERS);
         if (k == TRF_XXP_MAX)
             return fail(ps, tcol, "XXP: more than %d players on a line",
