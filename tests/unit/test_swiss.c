@@ -501,6 +501,23 @@ START_TEST(trf_forbidden)
         snprintf(text, sizeof text, "%s%s", even, bad[i].extra);
         expect_error(text, 9, bad[i].col, bad[i].says);
     }
+    /* the caps: 64 players a line (the 65th's column), 4096 pairs */
+    int len = snprintf(text, sizeof text, "%sXXP", even);
+    for (int p = 1; p <= 65; p++)
+        len += snprintf(text + len, sizeof text - (size_t)len, " %d", p);
+    snprintf(text + len, sizeof text - (size_t)len, "\n");
+    expect_error(text, 9, 3 + 2 * 9 + 3 * 55 + 2, "more than 64 players");
+    size_t cap = strlen(even) + 4097 * 8 + 1;
+    char *many = malloc(cap);
+    size_t at = (size_t)snprintf(many, cap, "%s", even);
+    for (int i = 0; i < 4097; i++)
+        at += (size_t)snprintf(many + at, cap - at, "XXP 1 2\n");
+    expect_error(many, 8 + 4097, 7, "more than 4096 forbidden pairs");
+    many[at - 8] = '\0'; /* 4096 pairs: read */
+    ck_assert_int_eq(trf_parse(many, strlen(many), &f, &err), 0);
+    ck_assert_int_eq(f.ev.n_forbidden, 4096);
+    trf_free(&f);
+    free(many);
     free(even);
 }
 END_TEST
