@@ -1,9 +1,9 @@
 // A Swiss game's draw offer (issue 31; PROTOCOL.md "Swiss tournaments":
 // no draw by agreement before move 30, and state's draw_from_ply): the
 // game page's Offer draw button is disabled, with a tooltip saying why,
-// from the start to ply 59, also after a reload; enabled at ply 60; a
-// takeback back to ply 59 disables it again. A casual game's button is
-// enabled from the first position. The moves go over sockets of the
+// from the start to ply 59, also after a reload and a restart; enabled at
+// ply 60; a takeback back to ply 59 disables it again. A casual game's
+// button is enabled from the first position. The moves go over sockets of the
 // players' own (the page shows them as any move of another tab).
 
 import assert from 'node:assert/strict';
@@ -95,7 +95,7 @@ test('a Swiss game offers no draw before move 30', { timeout: 180000 },
     const conf = pathJoin(mkdtempSync(pathJoin(tmpdir(), 'chess-swd-')),
                           'config.json');
     writeFileSync(conf, JSON.stringify({ arena_create: 2, move_burst: 80 }));
-    const { a, b } = await twoPlayers(t, {
+    const { server, a, b } = await twoPlayers(t, {
         server: { extra: ['--config', conf] } });
     await rawSocket(a.page);
     await rawSocket(b.page);
@@ -134,7 +134,15 @@ test('a Swiss game offers no draw before move 30', { timeout: 180000 },
     btn = await drawButton(w.page);
     assert.equal(btn.disabled, true, 'ply 59 after a reload');
     assert.match(btn.title, EARLY);
-    await rawSocket(w.page);
+    // and a restart of the server (the game restored, the rule set again)
+    await server.restart();
+    for (const p of [w, bl]) {
+        await waitText(p.page, '#conn-text', /^Online$/, 30000);
+        await waitPly(p.page, 59);
+        await p.page.locator('#draw-btn[disabled]:not([hidden])').waitFor();
+        assert.match((await drawButton(p.page)).title, EARLY);
+        await rawSocket(p.page);
+    }
 
     // move 30 played by both: the offer is there, for both
     await play(w.page, bl.page, gid, 59, 60);
