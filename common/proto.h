@@ -535,6 +535,7 @@ struct proto_state {
     int draw_offer;        /* colour, or -1 for null */
     int takeback;          /* colour whose request is pending, or -1 */
     bool berserk[2];       /* an arena game's side went berserk */
+    int draw_from_ply;     /* no draw by agreement before it; 0: none */
     int64_t gone_ms[2];    /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
     size_t watchers;   /* the game's spectators now (0 for a stored one) */

@@ -222,6 +222,9 @@ char *proto_render_state(const struct proto_state *s,
         json_object_set_new(o, "berserk",
                             json_pack("{s:b,s:b}", "white", s->berserk[0],
                                       "black", s->berserk[1]));
+    if (s->draw_from_ply > 0)
+        json_object_set_new(o, "draw_from_ply",
+                            json_integer(s->draw_from_ply));
     if (s->lags) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n; i++)

@@ -203,6 +203,10 @@ export class GameView {
             // an arena game's berserks (PROTOCOL.md "Berserk")
             berserk: { white: !!(msg.berserk && msg.berserk.white),
                        black: !!(msg.berserk && msg.berserk.black) },
+            // no draw by agreement before this ply (a Swiss game's rule,
+            // PROTOCOL.md "Swiss tournaments"), 0: none
+            drawFromPly: Number.isInteger(msg.draw_from_ply)
+                ? msg.draw_from_ply : 0,
             takebackDeclined: !!(old && old.takebackDeclined &&
                                  old.ply === msg.ply),
             rated: !!msg.rated,
@@ -696,11 +700,15 @@ export class GameView {
         const showDraw = started && player &&
             g.drawOffer !== W.other(g.you);
         $('draw-btn').hidden = !showDraw;
+        // (a Swiss game before move 30: disabled, the tooltip says why,
+        // as lichess's; a takeback back under the ply disables it again)
+        const early = g.ply < g.drawFromPly;
         if (showDraw) {
             const mine = g.drawOffer === g.you;
-            $('draw-btn').disabled = mine || !!g.offerDeclined;
+            $('draw-btn').disabled = mine || !!g.offerDeclined || early;
             $('draw-btn').textContent = mine ? 'Draw offered' : 'Offer draw';
         }
+        $('draw-btn').title = early ? W.drawTooEarlyText(g.drawFromPly) : '';
         $('claim-btn').hidden = !(started && player && g.claimable &&
                                   g.toMove === g.you);
         // (claim_moves are the moves of the side to move)
@@ -720,6 +728,11 @@ export class GameView {
             $('join-btn').disabled = true;
         if (!online)
             $('draw-btn').disabled = true;
+        // an offer a takeback brought back under the ply cannot be taken
+        if (early)
+            $('accept-draw-btn').disabled = true;
+        $('accept-draw-btn').title = early
+            ? W.drawTooEarlyText(g.drawFromPly) : '';
         const leave = $('leave-btn');
         // Leaving a started game resigns it (PROTOCOL.md: leave): the
         // button says so.

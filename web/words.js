@@ -131,6 +131,13 @@ export function signalText(color, rtt) {
 
 // A game's spectators (PROTOCOL.md section 6, Watchers): '1 spectator',
 // '3 spectators' ('' for none).
+// Why the draw offer waits in a game whose rule forbids a draw by
+// agreement before ply `ply` (state's draw_from_ply: a Swiss game's 60).
+export function drawTooEarlyText(ply) {
+    return `No draw offers before move ${Math.ceil(ply / 2)} in this ` +
+        'tournament\'s games.';
+}
+
 export function watchersText(n) {
     if (!n)
         return '';

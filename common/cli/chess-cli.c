@@ -269,6 +269,19 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* True when ev pairs without its forbidden pairs (out: room for the
+ * pairs): they alone make it unpairable. */
+static bool forbidden_only(const struct swiss_event *ev,
+                           struct dutch_pair *out)
+{
+    struct swiss_event free_ev = *ev;
+    int n = 0;
+
+    free_ev.forbidden = NULL;
+    free_ev.n_forbidden = 0;
+    return dutch_pair(&free_ev, out, &n) == DUTCH_OK;
+}
+
 static int print_pairs(const struct trf_file *f)
 {
     const struct swiss_event *ev = &f->ev;
@@ -284,11 +297,18 @@ static int print_pairs(const struct trf_file *f)
         printf("%d\n", n);
         for (int i = 0; i < n; i++)
             printf("%d %d\n", out[i].white, out[i].black);
+    } else if (st == DUTCH_UNPAIRABLE && ev->n_forbidden &&
+               forbidden_only(ev, out)) {
+        fprintf(stderr,
+                "chess-cli: round %d cannot be paired: the forbidden "
+                "pairs (XXP) leave no pairing that meets the absolute "
+                "criteria (without them there is one)\n",
+                ev->rounds + 1);
     } else if (st == DUTCH_UNPAIRABLE) {
         fprintf(stderr,
                 "chess-cli: round %d cannot be paired: no pairing "
-                "meets the absolute criteria (no rematch, colours, one "
-                "bye)\n",
+                "meets the absolute criteria (no rematch, no forbidden "
+                "pair, colours, one bye)\n",
                 ev->rounds + 1);
     } else {
         fputs("chess-cli: out of memory\n", stderr);

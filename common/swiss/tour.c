@@ -467,6 +467,21 @@ char *tour_trf(const struct tour *t, const char *name,
         return NULL;
     }
     f.ev.absent = (free(f.ev.absent), NULL);
+    /* the organiser's forbidden pairs as they are now, of players
+     * numbered (the file's: a player who joined since is not in it) */
+    if (t->nforbid &&
+        !(f.ev.forbidden = malloc(2 * (size_t)t->nforbid * sizeof(int)))) {
+        free(f.ev.games);
+        free(by);
+        return NULL;
+    }
+    for (int i = 0; i < t->nforbid; i++) {
+        int a = t->p[t->forbid[2 * i]].sn, b = t->p[t->forbid[2 * i + 1]].sn;
+        if (a && b) {
+            f.ev.forbidden[2 * f.ev.n_forbidden] = a;
+            f.ev.forbidden[2 * f.ev.n_forbidden++ + 1] = b;
+        }
+    }
     snprintf(header, sizeof header, "012 %s\n", name);
     f.header = header;
     if ((f.player = calloc((size_t)(f.ev.players ? f.ev.players : 1),
@@ -481,6 +496,7 @@ char *tour_trf(const struct tour *t, const char *name,
     }
     free(f.player);
     free(f.ev.games);
+    free(f.ev.forbidden);
     free(by);
     return text;
 }

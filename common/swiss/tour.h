@@ -145,8 +145,9 @@ struct swiss_game tour_entry(const struct tour *t, int p, int r);
 int tour_standings(const struct tour *t, struct tour_standing *out);
 
 /* The event as a TRF (trf.h) over its rounds whose games have all ended:
- * name in its 012 line, names[p] each player's. A malloc'ed string, NULL
- * when out of memory. */
+ * name in its 012 line, names[p] each player's, the forbidden pairs of
+ * numbered players as XXP lines (tour_forbid's list as it is now). A
+ * malloc'ed string, NULL when out of memory. */
 char *tour_trf(const struct tour *t, const char *name,
                const char *const *names);
 

@@ -11,6 +11,12 @@
 
 #define ROUND_COL 92 /* the first round block's first column */
 
+/* A forbidden pair of an XXP line, with where its numbers are. */
+struct fpair {
+    int a, b;         /* starting numbers */
+    int line, ca, cb; /* the XXP line and each number's column */
+};
+
 struct row {
     int line, start, nblocks;
     struct trf_player pl;
@@ -28,6 +34,8 @@ struct parser {
     int total_rounds;
     char first_colour;
     struct swiss_points pts;
+    struct fpair *fp; /* the XXP lines' pairs */
+    int nfp, capfp;
 };
 
 static int fail(struct parser *ps, int col, const char *fmt, ...)
@@ -280,6 +288,52 @@ static int parse_xxs(struct parser *ps)
     return 0;
 }
 
+static int add_fpair(struct parser *ps, int a, int ca, int b, int cb)
+{
+    if (ps->nfp == TRF_MAX_FORBIDDEN)
+        return fail(ps, cb, "XXP: more than %d forbidden pairs",
+                    TRF_MAX_FORBIDDEN);
+    if (ps->nfp == ps->capfp) {
+        int cap = ps->capfp ? 2 * ps->capfp : 16;
+        struct fpair *v = realloc(ps->fp, (size_t)cap * sizeof *v);
+        if (!v)
+            return fail(ps, 0, "out of memory");
+        ps->fp = v;
+        ps->capfp = cap;
+    }
+    ps->fp[ps->nfp++] = (struct fpair){a, b, ps->line, ca, cb};
+    return 0;
+}
+
+/* XXP n1 n2 ...: none of these players may meet another of them
+ * (bbpPairings' TRF(x) extension: a pair is a line of two). */
+static int parse_xxp(struct parser *ps)
+{
+    int col = 4, tcol, n, nums[TRF_XXP_MAX], cols[TRF_XXP_MAX], k = 0;
+    while ((n = token(ps, &col, &tcol)) > 0) {
+        int v = number(ps, tcol, n);
+        if (v < 1 || v > SWISS_MAX_PLAYERS)
+            return fail(ps, tcol, "XXP: expected starting numbers (1 to %d)",
+                        SWISS_MAX_PLAYERS);
+        if (k == TRF_XXP_MAX)
+            return fail(ps, tcol, "XXP: more than %d players on a line",
+                        TRF_XXP_MAX);
+        for (int i = 0; i < k; i++)
+            if (nums[i] == v)
+                return fail(ps, tcol, "XXP: player %d is listed twice", v);
+        for (int i = 0; i < k; i++)
+            if (add_fpair(ps, nums[i], cols[i], v, tcol))
+                return -1;
+        nums[k] = v;
+        cols[k++] = tcol;
+    }
+    if (k < 2)
+        return fail(ps, k ? col : 4,
+                    "XXP needs two or more starting numbers (players "
+                    "who must not meet)");
+    return 0;
+}
+
 static int keep_header(struct parser *ps)
 {
     char *h = realloc(ps->header, ps->hlen + (size_t)ps->len + 2);
@@ -315,8 +369,14 @@ static int parse_line(struct parser *ps)
         return parse_xxc(ps);
     if (memcmp(ps->s, "XXS", 3) == 0)
         return parse_xxs(ps);
+    if (memcmp(ps->s, "XXP", 3) == 0)
+        return parse_xxp(ps);
     if (memcmp(ps->s, "XXA", 3) == 0)
         return fail(ps, 1, "XXA: accelerated pairings are not supported");
+    if (memcmp(ps->s, "260", 3) == 0)
+        return fail(ps, 1,
+                    "260: forbidden pairs by rounds (TRF-2026) are not "
+                    "read: give them as XXP lines");
     if (ps->s[0] >= '0' && ps->s[0] <= '9' && ps->s[1] >= '0' &&
         ps->s[1] <= '9' && ps->s[2] >= '0' && ps->s[2] <= '9')
         return keep_header(ps);
@@ -408,6 +468,20 @@ static int build(struct parser *ps, struct row **by, struct trf_file *f)
                         "bye or absence)",
                         r + 1);
     }
+    if (ps->nfp && !(ev->forbidden = malloc(2 * (size_t)ps->nfp *
+                                            sizeof *ev->forbidden)))
+        return fail(ps, 0, "out of memory");
+    for (int i = 0; i < ps->nfp; i++) {
+        const struct fpair *q = &ps->fp[i];
+        ps->line = q->line;
+        if (q->a > n || q->b > n)
+            return fail(ps, q->a > n ? q->ca : q->cb,
+                        "XXP: player %d is not in the file (%d players)",
+                        q->a > n ? q->a : q->b, n);
+        ev->forbidden[2 * i] = q->a;
+        ev->forbidden[2 * i + 1] = q->b;
+        ev->n_forbidden = i + 1;
+    }
     char msg[160];
     if (swiss_check(ev, msg, sizeof msg)) {
         int p = atoi(msg + 7); /* "player N, ..." */
@@ -489,6 +563,7 @@ int trf_parse(const char *text, size_t len, struct trf_file *f,
     f->header = ps.header;
     free(by);
     free(ps.rows);
+    free(ps.fp);
     if (rc)
         trf_free(f);
     return rc;
@@ -592,6 +667,9 @@ char *trf_write(const struct trf_file *f)
     if (ev->total_rounds)
         sb_printf(&b, "XXR %d\n", ev->total_rounds);
     sb_printf(&b, "XXC %s\n", ev->first_colour == 'b' ? "black1" : "white1");
+    for (int i = 0; i < ev->n_forbidden; i++)
+        sb_printf(&b, "XXP %d %d\n", ev->forbidden[2 * i],
+                  ev->forbidden[2 * i + 1]);
     free(rank);
     if (b.oom) {
         free(b.s);

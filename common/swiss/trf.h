@@ -9,12 +9,15 @@
  * columns per round: opponent in 4, colour in 1 ('w', 'b', '-'), result
  * in 1), `XXR n` (the number of rounds), `XXC white1` / `black1` (the
  * first-round colour of starting number 1), `XXS CODE=points ...` (point
- * values: W D L FW FL PAB FPB HPB ZPB). Other three-digit header lines
- * (012 name, 042 dates, ...) are kept as they are. A round whose only
- * entries are byes or absences ("0000 - H") for some players, the others
- * having none, is the round to pair with those players set aside.
- * Refused, with the line and column: anything else, XXA (accelerated
- * pairings) included.
+ * values: W D L FW FL PAB FPB HPB ZPB), `XXP n1 n2 ...` (players none of
+ * whom may meet another of them in the round to pair: forbidden pairs,
+ * as bbpPairings reads them; a pair is `XXP a b`, one line a pair).
+ * Other three-digit header lines (012 name, 042 dates, ...) are kept as
+ * they are. A round whose only entries are byes or absences ("0000 - H")
+ * for some players, the others having none, is the round to pair with
+ * those players set aside. Refused, with the line and column: anything
+ * else, XXA (accelerated pairings) and TRF-2026's 260 (forbidden pairs
+ * by rounds) included.
  *
  * Pure: parses from and writes to memory. Any thread.
  */
@@ -25,6 +28,10 @@
 
 #include "swiss.h"
 
+/* The most players on one XXP line, and forbidden pairs in a file. */
+#define TRF_XXP_MAX 64
+#define TRF_MAX_FORBIDDEN 4096
+
 struct trf_player {
     char name[34]; /* columns 15-47, trailing blanks removed */
     int rating;    /* 0 when blank */
@@ -32,7 +39,7 @@ struct trf_player {
 };
 
 struct trf_file {
-    struct swiss_event ev;     /* players, entries, XXR, XXC, XXS */
+    struct swiss_event ev;     /* players, entries, XXR, XXC, XXS, XXP */
     struct trf_player *player; /* ev.players of them */
     char *header;              /* the other lines, each ending in '\n' */
 };
@@ -50,7 +57,8 @@ int trf_parse(const char *text, size_t len, struct trf_file *f,
 void trf_free(struct trf_file *f);
 
 /* Writes f as TRF text: the kept header lines, the 001 lines (points and
- * rank recomputed from the entries), XXR and XXC. Returns a malloc'd
+ * rank recomputed from the entries), XXR, XXC and an `XXP a b` line for
+ * each of ev.forbidden's pairs. Returns a malloc'd
  * string the caller frees, or NULL when out of memory. */
 char *trf_write(const struct trf_file *f);
 

@@ -132,6 +132,30 @@ err=$("$cli" pair "$tmp/bad.trf" 2>&1 >/dev/null); rc=$?
 check "malformed exit" 2 "$rc"
 check "malformed message" \
     "chess-cli: $tmp/bad.trf:1:97: round 1: colour 'x' is not w, b or -" "$err"
+# Forbidden pairs (XXP, bbpPairings' record): round1-even's 1-4 is
+# forbidden, and the pairing avoids it; two players forbidden to meet
+# cannot be paired, and the message says the forbidden pairs did it.
+{ cat "$data/swiss/round1-even.trf"; echo "XXP 1 4"; } > "$tmp/xxp.trf"
+got=$("$cli" pair "$tmp/xxp.trf"); rc=$?
+check "forbidden pair exit" 0 "$rc"
+check "forbidden pair boards" 3 "$(printf '%s\n' "$got" | head -1)"
+case "$got" in *"1 4"*|*"4 1"*|"$(cat "$data/swiss/round1-even.pairs")")
+    fails=$((fails + 1)); echo "FAIL forbidden pair paired: $got" ;;
+*) passes=$((passes + 1)) ;; esac
+{ line 1 0.0 0 - Z; line 2 0.0 0 - Z; echo "XXR 3"; echo "XXP 1 2"; } \
+    > "$tmp/xxp2.trf"
+err=$("$cli" pair "$tmp/xxp2.trf" 2>&1 >/dev/null); rc=$?
+check "forbidden unpairable exit" 1 "$rc"
+case "$err" in *"round 2 cannot be paired: the forbidden pairs (XXP)"*)
+    passes=$((passes + 1)) ;;
+*) fails=$((fails + 1)); echo "FAIL forbidden unpairable message: $err" ;;
+esac
+{ cat "$data/swiss/round1-even.trf"; echo "XXP 1 9"; } > "$tmp/xxp3.trf"
+err=$("$cli" pair "$tmp/xxp3.trf" 2>&1 >/dev/null); rc=$?
+check "forbidden pair malformed exit" 2 "$rc"
+check "forbidden pair malformed message" \
+    "chess-cli: $tmp/xxp3.trf:9:7: XXP: player 9 is not in the file (6 players)" \
+    "$err"
 sed 's/XXR 3/XXR 1/' "$tmp/met.trf" > "$tmp/over.trf"
 "$cli" pair "$tmp/over.trf" >/dev/null 2>&1
 check "all rounds played exit" 2 "$?"

@@ -6,7 +6,7 @@
  * an accepted file must write back (trf_write) to a text that reads to
  * the same entries, and a small one (at most 40 players, 12 rounds) must
  * pair (dutch_pair): either unpairable, or every player not set aside
- * exactly once, at most one bye, no rematch.
+ * exactly once, at most one bye, no rematch, no forbidden pair (XXP).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +42,11 @@ static void check_round_trip(const struct trf_file *f)
     size_t n = (size_t)f->ev.players * (size_t)f->ev.rounds;
     FUZZ_CHECK(memcmp(g.ev.games, f->ev.games, n * sizeof *g.ev.games) == 0,
                "entries differ");
+    FUZZ_CHECK(g.ev.n_forbidden == f->ev.n_forbidden &&
+                   (!f->ev.n_forbidden ||
+                    memcmp(g.ev.forbidden, f->ev.forbidden,
+                           2 * (size_t)f->ev.n_forbidden * sizeof(int)) == 0),
+               "forbidden pairs differ");
     trf_free(&g);
     free(text);
 }
@@ -64,6 +69,11 @@ static void check_pairing(const struct swiss_event *ev)
         for (int r = 1; b && r <= ev->rounds; r++) {
             const struct swiss_game *g = swiss_game_at(ev, w, r);
             FUZZ_CHECK(!(g->opp == b && swiss_entry_played(g)), "rematch");
+        }
+        for (int k = 0; b && k < ev->n_forbidden; k++) {
+            int x = ev->forbidden[2 * k], y = ev->forbidden[2 * k + 1];
+            FUZZ_CHECK(!((x == w && y == b) || (x == b && y == w)),
+                       "forbidden pair %d-%d paired", x, y);
         }
     }
     FUZZ_CHECK(byes <= 1, "%d byes", byes);

@@ -3,7 +3,8 @@ three rounds, started by the creator; each round is paired by the Dutch
 engine once the last round's games have all ended, the odd player out
 gets the bye (1 point), results and Sonneborn-Berger are pushed to the
 watchers; the TRF export (WebSocket and GET /api/swiss/EID/trf) re-paired
-by chess-cli gives the server's next round; a kill -9 during a round keeps
+by chess-cli gives the server's next round, also under the organiser's
+forbidden pairs (its XXP lines); a kill -9 during a round keeps
 its live games and one between rounds pairs the next round after the
 restart; a round of 25 boards starts its games in two turns of the loop
 (20, then 5), each once and in the boards' order; bad input and the caps
@@ -214,6 +215,46 @@ class SwissTest(FreshServerTest):
         self.white_resigns(games)
         games, st = self.round_games([a, b, late], w, ev, 3)
         self.assertEqual(len(st["pairings"]), 2)  # a game and a bye
+
+    def test_forbidden_pairs_in_the_trf(self):
+        # the organiser's forbidden pairs are the TRF's XXP lines, which
+        # chess-cli honours: its round 2 from the file is the server's,
+        # with a pair forbidden that it would have paired otherwise
+        srv, org, ev, ps, w, st = self.joined_event(4)
+        a, b, c, d = [p.pid for p in ps]
+        org.request({"t": "swiss_forbid", "event": ev, "pairs": [[a, c]]},
+                    "swiss_forbidden")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        games, st = self.round_games(ps, w, ev, 1)
+        # (paused: no round 2 before the second list)
+        org.request({"t": "swiss_pause", "event": ev}, "swiss_paused")
+        sn = self.sns(st)
+        pid = {v: k for k, v in sn.items()}
+        self.assertNotIn(tuple(sorted((sn[a], sn[c]))), [
+            tuple(sorted(x)) for x in self.pairs_of(st)])
+        self.white_resigns(games)
+        self.watch_until(w, ev, lambda s: all(b["result"]
+                                              for b in s["pairings"]))
+        trf = org.request({"t": "swiss_trf", "event": ev}, "swiss_trf")["trf"]
+        xxp = "XXP %d %d\n" % (sn[a], sn[c])
+        self.assertIn(xxp, trf)
+        # a pair chess-cli gives without the forbidden pairs, other than
+        # the one forbidden already
+        x, y = next(q for q in pair_with_cli(trf.replace(xxp, ""))
+                    if sorted(q) != sorted((sn[a], sn[c])))
+        org.request({"t": "swiss_forbid", "event": ev,
+                     "pairs": [[a, c], [pid[x], pid[y]]]}, "swiss_forbidden")
+        status, ctype, body = srv.http("/api/swiss/%s/trf" % ev)
+        trf = body.decode()
+        self.assertEqual(status, 200)
+        self.assertTrue(trf.endswith(
+            "\n%sXXP %d %d\n" % (xxp, x, y)), trf)
+        expect2 = sorted(pair_with_cli(trf))
+        self.assertNotIn((x, y), expect2)
+        self.assertNotIn((y, x), expect2)
+        org.request({"t": "swiss_resume", "event": ev}, "swiss_resumed")
+        games, st = self.round_games(ps, w, ev, 2)
+        self.assertEqual(self.pairs_of(st), expect2)
 
     def test_a_round_starts_in_parts(self):
         # 50 players, 25 boards: the loop starts 20 games a turn, so the

@@ -2,7 +2,9 @@
 conditions"): no draw by agreement before move 30 (lichess's rule: a
 draw_offer before ply 60 is draw_too_early and changes nothing, through
 the Board API's /draw/yes and offeringDraw too, and after a restart; one
-at ply 60 stands and is accepted; an arena game is not bound by it), and
+at ply 60 stands and is accepted; every state of the live game says
+"draw_from_ply":60, also after a restart and to a spectator; an arena
+game is not bound by it and its state has no such key), and
 the arena's entry conditions on swiss_create, each refusing a first join
 with condition_not_met naming it, shown on the summary and kept across a
 kill -9."""
@@ -46,7 +48,9 @@ class SwissDrawTest(FreshServerTest):
         start = a.expect("game_start", game=gid)
         b.expect("game_start", game=gid)
         for c in (a, b):
-            c.expect("state", game=gid)
+            # the rule is in the game's state (PROTOCOL.md section 7)
+            self.assertEqual(c.expect("state", game=gid)["draw_from_ply"],
+                             60)
         white, black = (a, b) if start["white"]["id"] == a.pid else (b, a)
         return white, black, gid, w, ev
 
@@ -77,6 +81,9 @@ class SwissDrawTest(FreshServerTest):
         end = white.expect("game_end", game=gid)
         self.assertEqual((end["result"], end["reason"]),
                          ("1/2-1/2", "agreement"))
+        # over: the rule is no longer shown
+        self.assertNotIn("draw_from_ply", white.request(
+            {"t": "sync", "game": gid}, "state"))
         st = w.expect("swiss_standings", event=ev,
                       status="finished")
         self.assertEqual(st["pairings"][0]["result"], "1/2-1/2")
@@ -115,6 +122,10 @@ class SwissDrawTest(FreshServerTest):
         black = self.client(srv, token=black.token)
         err = white.request({"t": "draw_offer", "game": gid}, "error")
         self.assertEqual(err["code"], "draw_too_early")
+        # the players' and a spectator's state say so after the restart
+        for c in (black, self.client(srv)):
+            st = c.request({"t": "sync", "game": gid}, "state")
+            self.assertEqual((st["ply"], st["draw_from_ply"]), (2, 60))
 
     def test_an_arena_game_draws_at_once(self):
         srv = self.server(OPEN)
@@ -124,7 +135,7 @@ class SwissDrawTest(FreshServerTest):
             c.request({"t": "arena_join", "event": ev}, "arena_joined")
         gid = a.expect("arena_game", event=ev)["game"]
         for c in (a, b):
-            c.expect("state", game=gid)
+            self.assertNotIn("draw_from_ply", c.expect("state", game=gid))
         a.send({"t": "draw_offer", "game": gid})
         b.expect("draw_offered", game=gid)
         b.send({"t": "draw_accept", "game": gid})

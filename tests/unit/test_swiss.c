@@ -436,6 +436,92 @@ START_TEST(trf_round_trip)
 }
 END_TEST
 
+/* Forbidden pairs (XXP, as bbpPairings reads them): round1-even's pairing
+ * 1-4 5-2 3-6 changes when 1-4 is forbidden, and no board pairs a
+ * forbidden pair; a line of three forbids its three pairs; trf_write
+ * writes them back; two players forbidden to meet are unpairable; a bad
+ * XXP line, and TRF-2026's 260, are refused where they go wrong. */
+START_TEST(trf_forbidden)
+{
+    char *even = slurp("round1-even.trf");
+    char text[4096];
+    struct trf_file f, g;
+    struct trf_error err;
+    struct dutch_pair out[8];
+    int n;
+
+    snprintf(text, sizeof text, "%sXXP 1 4\nXXP 2 5 6\n", even);
+    ck_assert_msg(trf_parse(text, strlen(text), &f, &err) == 0, "%d:%d %s",
+                  err.line, err.col, err.msg);
+    ck_assert_int_eq(f.ev.n_forbidden, 4);
+    const int want[] = {1, 4, 2, 5, 2, 6, 5, 6};
+    ck_assert_int_eq(memcmp(f.ev.forbidden, want, sizeof want), 0);
+    ck_assert_int_eq(dutch_pair(&f.ev, out, &n), DUTCH_OK);
+    ck_assert_int_eq(n, 3);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            int a = want[2 * k], b = want[2 * k + 1];
+            ck_assert_msg(!((out[i].white == a && out[i].black == b) ||
+                            (out[i].white == b && out[i].black == a)),
+                          "board %d pairs forbidden %d-%d", i + 1, a, b);
+        }
+    char *w = trf_write(&f);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_ptr_nonnull(strstr(w, "XXC white1\nXXP 1 4\nXXP 2 5\n"
+                                    "XXP 2 6\nXXP 5 6\n"));
+    ck_assert_int_eq(trf_parse(w, strlen(w), &g, &err), 0);
+    ck_assert_int_eq(g.ev.n_forbidden, 4);
+    ck_assert_int_eq(memcmp(g.ev.forbidden, want, sizeof want), 0);
+    free(w);
+    trf_free(&g);
+    trf_free(&f);
+
+    /* two players who may not meet: no round 1 */
+    const char *two = "001    1      A                                 2000\n"
+                      "001    2      B                                 1900\n"
+                      "XXR 3\nXXP 2 1\n";
+    ck_assert_int_eq(trf_parse(two, strlen(two), &f, &err), 0);
+    ck_assert_int_eq(dutch_pair(&f.ev, out, &n), DUTCH_UNPAIRABLE);
+    trf_free(&f);
+
+    const struct {
+        const char *extra;
+        int col;
+        const char *says;
+    } bad[] = {
+        {"XXP 1\n", 6, "XXP needs two or more"},
+        {"XXP\n", 4, "XXP needs two or more"},
+        {"XXP 1 x2\n", 7, "XXP: expected starting numbers"},
+        {"XXP 1 0\n", 7, "XXP: expected starting numbers"},
+        {"XXP 2 1 2\n", 9, "XXP: player 2 is listed twice"},
+        {"XXP 1 7\n", 7, "XXP: player 7 is not in the file (6 players)"},
+        {"260   1   3    1    4\n", 1, "260: forbidden pairs by rounds"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "%s%s", even, bad[i].extra);
+        expect_error(text, 9, bad[i].col, bad[i].says);
+    }
+    /* the caps: 64 players a line (the 65th's column), 4096 pairs */
+    int len = snprintf(text, sizeof text, "%sXXP", even);
+    for (int p = 1; p <= 65; p++)
+        len += snprintf(text + len, sizeof text - (size_t)len, " %d", p);
+    snprintf(text + len, sizeof text - (size_t)len, "\n");
+    expect_error(text, 9, 3 + 2 * 9 + 3 * 55 + 2, "more than 64 players");
+    size_t cap = strlen(even) + 4097 * 8 + 1;
+    char *many = malloc(cap);
+    size_t at = (size_t)snprintf(many, cap, "%s", even);
+    for (int i = 0; i < 4097; i++)
+        at += (size_t)snprintf(many + at, cap - at, "XXP 1 2\n");
+    expect_error(many, 8 + 4097, 7, "more than 4096 forbidden pairs");
+    many[at - 8] = '\0'; /* 4096 pairs: read */
+    ck_assert_int_eq(trf_parse(many, strlen(many), &f, &err), 0);
+    ck_assert_int_eq(f.ev.n_forbidden, 4096);
+    trf_free(&f);
+    free(many);
+    free(even);
+}
+END_TEST
+
 /* Random events, every round checked: small ones (up to 13 players)
  * against a brute force of the top bracket and of unpairable verdicts,
  * larger ones on the absolute criteria. */
@@ -480,6 +566,7 @@ int main(void)
     tcase_add_test(tc, hand_round2_no_repeat_float);
     tcase_add_test(tc, trf_errors);
     tcase_add_test(tc, trf_round_trip);
+    tcase_add_test(tc, trf_forbidden);
     suite_add_tcase(s, tc);
     /* the differential: its own case and test (meson: swiss_diff, in the
      * slow suite too, which the valgrind run leaves out) */

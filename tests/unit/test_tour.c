@@ -2,8 +2,9 @@
  * test_tour.c - a running Swiss event (common/swiss/tour.h): starting
  * numbers, the pairing and its bye, late joiners' and withdrawn players'
  * entries, forfeits, the standings' tie-breaks, bad rounds refused, and
- * the TRF read back by trf.h; the organiser's forbidden pairs and manual
- * rounds, and the copy a pairing thread works on.
+ * the TRF read back by trf.h; the organiser's forbidden pairs (also in
+ * the TRF, as XXP lines) and manual rounds, and the copy a pairing thread
+ * works on.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -243,6 +244,25 @@ START_TEST(forbidden_pairs_honoured)
     ck_assert(!met(&t, 0, 2));
     ck_assert(met(&t, 0, 3));
     ck_assert(met(&t, 1, 2));
+    /* the TRF lists the pair as XXP (by starting numbers), and not one
+     * of a player who joined since the pairing (not in the file) */
+    const char *names[] = {"Ann", "Bob", "Cid", "Dee", "Eve"};
+    int two[] = {0, 2, 4, 1};
+    struct trf_file f;
+    struct trf_error err;
+    tour_result(&t, 0, '1');
+    tour_result(&t, 1, '=');
+    ck_assert_int_eq(tour_join(&t, 2100), 4);
+    ck_assert_int_eq(tour_forbid(&t, two, 2), TOUR_OK);
+    char *text = tour_trf(&t, "Club", names);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "XXC white1\nXXP 1 3\n") &&
+                      !strstr(text, "XXP 1 3\nXXP"),
+                  "%s", text);
+    ck_assert_int_eq(trf_parse(text, strlen(text), &f, &err), 0);
+    ck_assert_int_eq(f.ev.n_forbidden, 1);
+    trf_free(&f);
+    free(text);
     tour_free(&t);
     /* without the list, the rules' pairing */
     four(&t);
