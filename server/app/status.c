@@ -673,6 +673,14 @@ static void put_cluster(struct out *o, const struct cluster_metrics *c)
          NULL,
          {(double)c->forwarded},
          {NULL}},
+        {"chess_cluster_limit_takes_total",
+         "counter",
+         "Tokens of the shared limits (per address, per name): taken here "
+         "and told the other nodes, or taken by another node and heard "
+         "here (taken from this node's bucket too).",
+         "way",
+         {(double)c->limit_takes[0], (double)c->limit_takes[1]},
+         {"told", "heard"}},
         {"chess_cluster_dead_nodes_total",
          "counter",
          "Nodes whose lease lapsed, removed from the cluster by this "

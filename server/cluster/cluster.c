@@ -195,6 +195,7 @@ static void on_limit(struct cluster *c, const struct codec_msg *m)
     memcpy(key, m->body, m->len); /* (codec_decode: 1..KEY_MAX bytes) */
     key[m->len] = '\0';
     hub_limit_charge(c->h, m->limit, key, cluster_now(c));
+    c->m.limit_takes[1]++;
 }
 
 /* What arrives on a followed channel, decoded, to the edge's or the
@@ -483,6 +484,7 @@ static void limit_taken(void *ctx, const char *name, const char *key)
     snprintf(m.limit, sizeof m.limit, "%s", name);
     snprintf(m.node, sizeof m.node, "%s", c->node);
     cluster_send(c, &m, NULL, NULL);
+    c->m.limit_takes[0]++;
 }
 
 /* A module's word to every node (while Redis is down, nobody's). */

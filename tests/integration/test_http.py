@@ -30,6 +30,7 @@ CLUSTER_FAMILIES = (
     ("chess_cluster_commands_held_total", "counter"),
     ("chess_cluster_commands_refused_total", "counter"),
     ("chess_cluster_commands_forwarded_total", "counter"),
+    ("chess_cluster_limit_takes_total", "counter"),
     ("chess_cluster_dead_nodes_total", "counter"),
     ("chess_cluster_messages_refused_total", "counter"),
     ("chess_redis_up", "gauge"), ("chess_redis_reconnects_total", "counter"),

@@ -167,6 +167,8 @@ static void cluster_figures(void *ctx, struct cluster_metrics *out)
     out->held = 13;
     out->refused = 23;
     out->forwarded = 14;
+    out->limit_takes[0] = 17;
+    out->limit_takes[1] = 18;
     out->leases_lost = 15;
     out->dead_nodes = 16;
     out->bus_up = true;
@@ -206,6 +208,8 @@ START_TEST(metrics_of_a_cluster_node)
         "\nchess_cluster_commands_held_total 13\n",
         "\nchess_cluster_commands_refused_total 23\n",
         "\nchess_cluster_commands_forwarded_total 14\n",
+        "\nchess_cluster_limit_takes_total{way=\"told\"} 17\n",
+        "\nchess_cluster_limit_takes_total{way=\"heard\"} 18\n",
         "\nchess_cluster_leases_lost_total 15\n",
         "\nchess_cluster_dead_nodes_total 16\n",
         "\nchess_cluster_messages_refused_total{why=\"forged\"} 23\n",
