@@ -33,13 +33,13 @@ struct cluster_metrics {
                                 an adoption's */
     uint64_t handed_over;    /* games handed to another node (a shutdown) */
     uint64_t fenced;         /* games fenced here */
-    uint64_t held;        /* other nodes' commands held: the lease in doubt */
-    uint64_t refused;     /* other nodes' commands answered busy */
-    uint64_t forwarded;   /* local connections' commands to a host */
+    uint64_t held;      /* other nodes' commands held: the lease in doubt */
+    uint64_t refused;   /* other nodes' commands answered busy */
+    uint64_t forwarded; /* local connections' commands to a host */
     uint64_t limit_takes[2]; /* shared limits' tokens: [0] taken here and
                                 told, [1] other nodes' heard here */
-    uint64_t leases_lost; /* renewals that found the lease lapsed */
-    uint64_t dead_nodes;  /* dead nodes this node's sweep removed
+    uint64_t leases_lost;    /* renewals that found the lease lapsed */
+    uint64_t dead_nodes;     /* dead nodes this node's sweep removed
                                 from the set (each by one node, once) */
     /* The bus (Redis). */
     bool bus_up;
