@@ -747,7 +747,8 @@ static char *copy_answer(const struct tourney_event *r, struct session *s,
 
 /* s watches another node's event m->event, whose relay this node heard
  * (tourney_cluster.c): the relay's bytes from now on (the best
- * ARENA_STANDINGS_SHOWN, whatever page s asked for), and the director's
+ * ARENA_STANDINGS_SHOWN; a page beyond them: that page's relay, which
+ * this node asks of the director), and the director's
  * answer (the page asked for, with "me") at once; an event over is
  * answered here from its last standings. False when this node has not
  * heard of it (the command goes to its director). */
@@ -759,7 +760,7 @@ static bool watch_remote(struct tourney_director *d, struct session *s,
 
     if (!r || !r->text)
         return false;
-    if (tourney_watch(d, r, s, 0) < 0) {
+    if (tourney_watch(d, r, s, m->page) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return true;
     }
@@ -1066,6 +1067,8 @@ static int init(struct hub *h)
     if (!d)
         return -1;
     d->standings = first_page;
+    d->page = render_page;
+    d->shown_pages = ARENA_STANDINGS_SHOWN / PROTO_STANDINGS_PAGE;
     d->tag = ARENA_TELL;
     d->load = store_load_arena;
     d->replay_row = replay_row;

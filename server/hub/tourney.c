@@ -184,6 +184,7 @@ static void tick(void *arg)
                 tourney_release(d, d->ev[i]);
         }
     open |= tourney_take_over(d);
+    tourney_want_pages(d);
     for (size_t i = 0; i < d->n;) /* (another node directs it now) */
         if (d->ev[i]->lease_lost) {
             tourney_to_copy(d, d->ev[i]);
@@ -296,6 +297,8 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
         return -1;
     e->pages[e->nw] = page;
     e->watchers[e->nw++] = s;
+    if (d->shown_pages > 0 && page > d->shown_pages)
+        e->want = true;            /* (a copy's: its director told) */
     rooms_event_watched(s, e->id); /* (the event's chat room) */
     return 0;
 }

@@ -19,6 +19,19 @@
 /* How often a director ticks (pairs, pushes standings). */
 #define TOURNEY_TICK_MS 1000
 
+/* Standings pages beyond a relay's first (tourney_cluster.c) an event
+ * keeps for the other nodes' watchers, at most. */
+#define TOURNEY_FAR_PAGES 16
+
+/* A page beyond the first relay's: on a director, a page the other
+ * nodes want relayed until at (hub_now_ms); on a copy, the page's text
+ * last heard (malloc'ed), heard at. */
+struct tourney_page {
+    int page;
+    int64_t at;
+    char *text;
+};
+
 /* The head of a director's event (its own struct starts with it). */
 struct tourney_event {
     char id[PROTO_KEY_MAX + 1];
@@ -40,6 +53,13 @@ struct tourney_event {
     bool lease_asked, lease_lost, relay, taking;
     char node[PROTO_KEY_MAX + 1];
     char *text;
+    /* The far pages (beyond d->shown_pages): wanted (a director's) or
+     * heard (a copy's); a copy's want: a watcher of a far page came
+     * (told at the next tick), and its last want told then. */
+    struct tourney_page far[TOURNEY_FAR_PAGES];
+    size_t nfar;
+    bool want;
+    int64_t wanted_at;
 };
 
 /* A director's events and its tick. */
@@ -56,6 +76,12 @@ struct tourney_director {
      * the copies of the other nodes' events (heads only). */
     char *(*standings)(const struct tourney_event *e, int64_t wall);
     char tag;
+    /* A far page's render (its PROTO_STANDINGS_PAGE rows, as pushed to
+     * the director's own watchers of it), and the pages the first
+     * relay holds (its rows / PROTO_STANDINGS_PAGE: a watcher of a page
+     * beyond them is pushed that page's relay instead). */
+    char *(*page)(const struct tourney_event *e, int64_t wall, int page);
+    int shown_pages;
     /* A takeover: the journal's reader (store_load_arena), one row
      * replayed (its ctx the hub), and the event rebuilt (its games
      * found again). */
@@ -182,7 +208,8 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e);
 void tourney_relay(struct tourney_director *d, struct tourney_event *e,
                    int64_t wall);
 /* Another node's relay (router.h's tell_all): its copy is kept and its
- * watchers here get the same bytes. */
+ * watchers here get the same bytes (a far page's: its watchers here);
+ * or a node's want of far pages (kept when e is this node's). */
 void tourney_relayed(struct tourney_director *d, const char *payload,
                      size_t len);
 /* The copy of another node's event id, or NULL. */
@@ -194,6 +221,15 @@ struct tourney_event *tourney_remote(const struct tourney_director *d,
 bool tourney_forward(struct tourney_director *d, struct session *s,
                      const struct proto_msg *m);
 void tourney_remote_free(struct tourney_director *d);
+/* In a cluster, each tick: the far pages watched here of each copy not
+ * finished are told to every node (its director keeps them) when a new
+ * one is watched and every TOURNEY_WANT_RENEW_MS; the texts of the far
+ * pages nobody here watches go. */
+void tourney_want_pages(struct tourney_director *d);
+/* A want of far pages lasts this long on the director; the nodes renew
+ * it this often. */
+#define TOURNEY_WANT_MS 5000
+#define TOURNEY_WANT_RENEW_MS 2000
 /* A node of a cluster at start: event id of the journal is known here,
  * not heard of for long (taken over unless a node directs it). */
 void tourney_known(struct tourney_director *d, const char *id);

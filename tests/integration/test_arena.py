@@ -531,6 +531,43 @@ class ClusterArenaTest(FreshServerTest):
         gid2 = a2.expect("arena_game", timeout=20, event=ev)["game"]
         b2.expect("arena_game", event=ev, game=gid2)
 
+    def test_a_far_page_stays_live_on_another_node(self):
+        """A watcher on node 1 of page 21 (beyond the best 200 the
+        director relays to every node) is pushed that page when it
+        changes: node 1 wants it of the director, which relays it too;
+        the best 200 are not pushed to him."""
+        srv = self.server({**OPEN, "max_connections_per_ip": 5000}, nodes=2)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
+        players = []
+        for _ in range(205):
+            players.append(self.client(srv))
+            players[-1].request({"t": "arena_join", "event": ev},
+                                "arena_joined")
+        srv.pin(1)
+        w = self.client(srv)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev and e["players"] == 205 for e in
+                      w.request({"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 1")
+            time.sleep(0.2)
+        st = w.request({"t": "arena_watch", "event": ev, "page": 21},
+                       "arena_standings")
+        self.assertEqual((st["page"], st["pages"], len(st["standings"])),
+                         (21, 21, 5))
+        time.sleep(3)  # (node 1's want heard, the page relayed)
+        drain(w, 0.1)
+        srv.pin(0)
+        for _ in range(3):
+            self.client(srv).request({"t": "arena_join", "event": ev},
+                                     "arena_joined")
+        st = self.watch_until(w, ev, lambda s: len(s["standings"]) == 8)
+        self.assertEqual((st["page"], st["pages"]), (21, 21))
+        self.assertNotIn("me", st)
+        # (the best 200 are the first page's watchers': not his)
+        self.assertEqual([m for m in drain(w, 2) if "page" not in m], [])
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
