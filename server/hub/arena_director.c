@@ -747,8 +747,7 @@ static char *copy_answer(const struct tourney_event *r, struct session *s,
 
 /* s watches another node's event m->event, whose relay this node heard
  * (tourney_cluster.c): the relay's bytes from now on (the best
- * ARENA_STANDINGS_SHOWN; a page beyond them: that page's relay, which
- * this node asks of the director), and the director's
+ * ARENA_STANDINGS_SHOWN, or a far page's), and the director's
  * answer (the page asked for, with "me") at once; an event over is
  * answered here from its last standings. False when this node has not
  * heard of it (the command goes to its director). */
@@ -1054,11 +1053,6 @@ static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
         report_end(h, e, k, r, no_start, plies, to_move, at);
 }
 
-static char *first_page(const struct tourney_event *e, int64_t wall)
-{
-    return render_page(e, wall, 0);
-}
-
 static int init(struct hub *h)
 {
     struct tourney_director *d = tourney_director_new(h, tick_event,
@@ -1066,7 +1060,6 @@ static int init(struct hub *h)
 
     if (!d)
         return -1;
-    d->standings = first_page;
     d->page = render_page;
     d->shown_pages = ARENA_STANDINGS_SHOWN / PROTO_STANDINGS_PAGE;
     d->tag = ARENA_TELL;

@@ -72,12 +72,14 @@ struct tourney_director {
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
     void (*free_event)(struct tourney_event *e);
     /* In a cluster: e's first standings page (malloc'ed; NULL when out
-     * of memory) for the other nodes' watchers, its relay's tag, and
-     * the copies of the other nodes' events (heads only). */
+     * of memory) for the other nodes' watchers (standings NULL:
+     * page(e, wall, 0)), its relay's tag, and the copies of the other
+     * nodes' events (heads only). */
     char *(*standings)(const struct tourney_event *e, int64_t wall);
     char tag;
-    /* A far page's render (its PROTO_STANDINGS_PAGE rows, as pushed to
-     * the director's own watchers of it), and the pages the first
+    /* A page's render (page 0: the first relay's, when standings is
+     * NULL; else its PROTO_STANDINGS_PAGE rows, as pushed to the
+     * director's own watchers of it), and the pages the first
      * relay holds (its rows / PROTO_STANDINGS_PAGE: a watcher of a page
      * beyond them is pushed that page's relay instead). */
     char *(*page)(const struct tourney_event *e, int64_t wall, int page);

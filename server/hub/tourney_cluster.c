@@ -127,7 +127,7 @@ void tourney_relay(struct tourney_director *d, struct tourney_event *e,
     if (!tourney_clustered(h) || !h->router.ops->tell_all ||
         (!e->relay && now - e->relayed_at < TOURNEY_RELAY_MS))
         return;
-    if (!(text = d->standings(e, wall)))
+    if (!(text = d->standings ? d->standings(e, wall) : d->page(e, wall, 0)))
         return;
     relay_text(d, e->id, 0, text);
     e->relay = false;
