@@ -180,6 +180,7 @@ static void tick(void *arg)
                 continue;
             d->tick_event(d->hub, d->ev[i], wall);
             tourney_relay(d, d->ev[i], wall);
+            tourney_count_renew(d, d->ev[i]);
             if (d->ev[i]->finished)
                 tourney_release(d, d->ev[i]);
         }

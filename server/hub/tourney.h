@@ -60,6 +60,7 @@ struct tourney_event {
     size_t nfar;
     bool want;
     int64_t wanted_at;
+    int64_t counted_at; /* its count in the cluster renewed then */
 };
 
 /* A director's events and its tick. */
@@ -98,8 +99,12 @@ struct tourney_director {
     struct tourney_event **remote;
     size_t nr, rcap;
     struct table presence; /* pid -> what the cluster said of it */
-    size_t asks;           /* leases and presences asked, not answered yet */
-    bool dead;             /* freed: the last answer frees it */
+    /* The kind's name for the cluster's count ("arena"; NULL: counted
+     * per node), and the creations waiting for it (tourney_count.c). */
+    const char *kind;
+    struct tourney_count *counting;
+    size_t asks; /* leases and presences asked, not answered yet */
+    bool dead;   /* freed: the last answer frees it */
 };
 
 /* A director ticking each of its events not finished every second with
@@ -242,6 +247,37 @@ void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
  * answer of the tick before) and in no game of this node. */
 bool tourney_present(struct tourney_director *d, const char *pid);
 void tourney_presence_free(struct tourney_director *d);
+
+/* ---- the caps on open events (tourney_count.c) ---- */
+
+/* Creates event id (new, random) for s's command m, within the caps. */
+typedef void tourney_made_fn(struct session *s, const struct proto_msg *m,
+                             const char *id);
+/* s's creation m of an event of d within the caps: at most max_all of
+ * d's kind open at once, per_creator of s's player's. made(s, m, id)
+ * runs with a new event id when they allow one more, else s is
+ * answered events_full (msg_all, or the creator's message) or busy. A
+ * node alone (or d->kind NULL) counts d's own events and runs made at
+ * once. A node of a cluster counts the cluster's in Redis: s waits
+ * (s->waiting) until the answer; made then runs (never once s closed:
+ * the count goes), and must tourney_count_drop the id when it fails.
+ * The count of an event is renewed by tourney_count_renew, dropped by
+ * tourney_release (or lapses TOURNEY_COUNT_MS after its last renewal:
+ * its director died, and nobody took it over). */
+void tourney_create_counted(struct tourney_director *d, struct session *s,
+                            const struct proto_msg *m, size_t max_all,
+                            size_t per_creator, const char *msg_all,
+                            tourney_made_fn *made);
+#define TOURNEY_COUNT_MS 30000
+#define TOURNEY_COUNT_RENEW_MS 10000
+/* In a cluster: e's count renewed when TOURNEY_COUNT_RENEW_MS passed
+ * (each tick of its director); event id's count dropped. */
+void tourney_count_renew(struct tourney_director *d, struct tourney_event *e);
+void tourney_count_drop(struct tourney_director *d, const char *id,
+                        const char *pid);
+/* s closes: it watches nothing of d's, and a creation of its waiting for
+ * the count is made by nobody. */
+void tourney_closed(struct tourney_director *d, struct session *s);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */

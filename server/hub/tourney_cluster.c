@@ -59,6 +59,7 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e)
     struct hub *h = d->hub;
     struct lease_ask *a;
 
+    tourney_count_drop(d, e->id, e->creator); /* (a cluster's count) */
     if (!tourney_clustered(h) || !(a = calloc(1, sizeof *a)))
         return;
     a->d = d;

@@ -568,6 +568,41 @@ class ClusterArenaTest(FreshServerTest):
         # (the best 200 are the first page's watchers': not his)
         self.assertEqual([m for m in drain(w, 2) if "page" not in m], [])
 
+    def test_the_caps_count_the_clusters_events(self):
+        """max_arenas and the 2 events per creator hold across the nodes
+        (counted in Redis): a creator's third event on a third node is
+        refused, and so is the cluster's fourth of 3 on any node; an
+        event over gives its count back."""
+        srv = self.server({**OPEN, "max_arenas": 3}, nodes=3)
+        srv.pin(0)
+        a = self.client(srv)
+        srv.pin(1)
+        a1, b = self.client(srv, token=a.token), self.client(srv)
+        srv.pin(2)
+        a2, c = self.client(srv, token=a.token), self.client(srv)
+        ev = create(a, start_in_s=600)
+        create(a1, start_in_s=600)
+        ask = {"t": "arena_create", "name": "Blitz", "clock": CLOCK,
+               "duration_s": 60, "start_in_s": 600}
+        err = a2.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "you have created as many open tournaments as one player may"))
+        create(b, start_in_s=600)
+        err = c.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "the server holds as many open tournaments as it may"))
+        a.request({"t": "arena_terminate", "event": ev}, "arena_terminated")
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                c.request(ask, "arena_created")
+                break
+            except AssertionError:  # (events_full until it is over)
+                self.assertLess(time.monotonic(), deadline, "not given back")
+                time.sleep(0.3)
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
