@@ -603,6 +603,35 @@ class ClusterArenaTest(FreshServerTest):
                 self.assertLess(time.monotonic(), deadline, "not given back")
                 time.sleep(0.3)
 
+    def test_an_events_room_is_the_clusters(self):
+        """An event's chat room spans the nodes: a line said by a watcher
+        on node 1 reaches the watchers on nodes 0 (the director) and 2,
+        and a late watcher on node 2 is replayed it."""
+        srv = self.server({**OPEN, "chat_guests": 1}, nodes=3)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
+        srv.pin(1)
+        a = self.client(srv)
+        srv.pin(2)
+        b = self.client(srv)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev for e in b.request(
+                {"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 2")
+            time.sleep(0.2)
+        for c in (org, a, b):
+            c.request({"t": "arena_watch", "event": ev}, "arena_standings")
+            c.expect("chat_history", room="event", event=ev)
+        a.send({"t": "chat", "room": "event", "event": ev, "text": "gl all"})
+        for c in (a, org, b):
+            line = c.expect("chat", room="event", event=ev)
+            self.assertEqual((line["pid"], line["text"]), (a.pid, "gl all"))
+        late = self.client(srv)
+        late.send({"t": "arena_watch", "event": ev})
+        self.assertEqual([x["text"] for x in late.expect(
+            "chat_history", room="event", event=ev)["lines"]], ["gl all"])
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
