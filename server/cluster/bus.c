@@ -29,6 +29,7 @@ static const char *const names[BUS_SCRIPTS] = {
     [BUS_ANALYSIS_QUEUE] = "analysis_queue",
     [BUS_CHALLENGE] = "challenge",
     [BUS_EVENT_LEASE] = "event_lease",
+    [BUS_EVENT_COUNT] = "event_count",
 };
 
 const char *bus_script_name(enum bus_script s)

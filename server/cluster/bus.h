@@ -90,6 +90,7 @@ enum bus_script {
     BUS_ANALYSIS_QUEUE,
     BUS_CHALLENGE,
     BUS_EVENT_LEASE,
+    BUS_EVENT_COUNT,
     BUS_SCRIPTS
 };
 

@@ -618,6 +618,7 @@ const struct router_ops cluster_router = {
     .present = challenges_present,
     .event_lease = cluster_event_lease,
     .event_forward = cluster_event_forward,
+    .event_count = cluster_event_count,
 };
 
 static void seek_place(void *ctx, struct session *s,

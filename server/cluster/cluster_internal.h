@@ -546,6 +546,10 @@ int cluster_event_lease(void *ctx, const char *eid, int64_t lease_ms,
                         bool ours, router_answer_fn *fn, void *arg);
 bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
                            const char *text, size_t len, bool known);
+int cluster_event_count(void *ctx, const char *kind, const char *op,
+                        const char *eid, const char *pid, int64_t life_ms,
+                        int max_all, int max_creator, router_answer_fn *fn,
+                        void *arg);
 
 /* ---- lease.c: the lease ------------------------------------------------ */
 

@@ -1,10 +1,11 @@
 /*
- * events.c - tournaments across nodes (router.h's event_lease and
- * event_forward; docs/cluster.md "Tournaments in a cluster"): the lease
+ * events.c - tournaments across nodes (router.h's event_lease,
+ * event_forward and event_count; docs/cluster.md "Tournaments in a cluster"): the lease
  * of an event's director in Redis (lua/event_lease.lua), the director's
  * follow of the event's command channel cmd:E, and a command of a local
  * connection sent there. The director runs it with the connection's
- * remote session (host.c's host_on_command), as a game's host does.
+ * remote session (host.c's host_on_command), as a game's host does;
+ * the cluster's count of open events (lua/event_count.lua).
  */
 #include "cluster/cluster_internal.h"
 
@@ -76,4 +77,44 @@ bool cluster_event_forward(void *ctx, struct session *s, const char *eid,
     edge_send(c, f);
     c->m.forwarded++;
     return true;
+}
+
+struct count_ask {
+    router_answer_fn *fn;
+    void *arg;
+};
+
+static void on_count(void *arg, const struct bus_value *v, const char *err)
+{
+    struct count_ask *a = arg;
+
+    a->fn(a->arg, err || !bus_is(v, BUS_INT) ? -3 : (long)v->integer, NULL,
+          0);
+    free(a);
+}
+
+int cluster_event_count(void *ctx, const char *kind, const char *op,
+                        const char *eid, const char *pid, int64_t life_ms,
+                        int max_all, int max_creator, router_answer_fn *fn,
+                        void *arg)
+{
+    struct cluster *c = ctx;
+    struct count_ask *a;
+    char key[64], life[24], all[16], per[16];
+
+    if (!c->up || !(a = calloc(1, sizeof *a)))
+        return -1;
+    a->fn = fn;
+    a->arg = arg;
+    snprintf(key, sizeof key, "event:{count}:%s", kind);
+    snprintf(life, sizeof life, "%lld", (long long)life_ms);
+    snprintf(all, sizeof all, "%d", max_all);
+    snprintf(per, sizeof per, "%d", max_creator);
+    if (cluster_eval(c, BUS_EVENT_COUNT, on_count, a, 1,
+                     (const char *[]){key}, 6,
+                     (const char *[]){op, eid, pid, life, all, per}) < 0) {
+        free(a);
+        return -1;
+    }
+    return 0;
 }

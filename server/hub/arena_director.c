@@ -478,36 +478,19 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
 
 /* ---- commands ---------------------------------------------------------- */
 
-static void do_create(struct session *s, const struct proto_msg *m,
-                      int64_t now)
+/* Creates s's event id (within the caps: do_create). */
+static void create(struct session *s, const struct proto_msg *m,
+                   const char *id)
 {
     struct hub *h = s->hub;
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
     int64_t start = wall + (int64_t)m->start_in_s * 1000;
-    char id[PROTO_KEY_MAX + 1], line[160 + TOURNEY_ENTRY_TEXT_MAX];
+    char line[160 + TOURNEY_ENTRY_TEXT_MAX];
     char options[TOURNEY_ENTRY_TEXT_MAX + 16];
     uint64_t seed;
     struct event *e;
 
-    (void)now;
-    if (!tourney_may_create(s, m, true))
-        return;
-    if (tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
-        tourney_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
-        hub_send_error(s, PROTO_EVENTS_FULL,
-                       tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas
-                           ? "the server holds as many open tournaments as "
-                             "it may"
-                           : "you have created as many open tournaments as "
-                             "one player may",
-                       &m->id);
-        return;
-    }
-    if (ids_random(id, 6) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
-        return;
-    }
     seed = h->cfg.event_seed; /* (tests only) */
     for (int i = 0; i < 8 && !h->cfg.event_seed; i++)
         seed = seed << 8 | ids_random_byte();
@@ -521,6 +504,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
              m->name, options);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
+        tourney_count_drop(d, id, s->player->pid);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
@@ -531,6 +515,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
+        tourney_count_drop(d, id, s->player->pid);
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
@@ -542,6 +527,17 @@ static void do_create(struct session *s, const struct proto_msg *m,
                            event_summary(e, wall)),
                  &m->id, e->head.seq);
     tourney_arm(h, d);
+}
+
+static void do_create(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    (void)now;
+    if (tourney_may_create(s, m, true))
+        tourney_create_counted(
+            state(s->hub), s, m, (size_t)s->hub->cfg.max_arenas,
+            ARENA_EVENTS_PER_CREATOR,
+            "the server holds as many open tournaments as it may", create);
 }
 
 /* The event m->event, or NULL with no_such_event sent, or with m sent
@@ -747,7 +743,7 @@ static char *copy_answer(const struct tourney_event *r, struct session *s,
 
 /* s watches another node's event m->event, whose relay this node heard
  * (tourney_cluster.c): the relay's bytes from now on (the best
- * ARENA_STANDINGS_SHOWN, whatever page s asked for), and the director's
+ * ARENA_STANDINGS_SHOWN, or a far page's), and the director's
  * answer (the page asked for, with "me") at once; an event over is
  * answered here from its last standings. False when this node has not
  * heard of it (the command goes to its director). */
@@ -759,7 +755,7 @@ static bool watch_remote(struct tourney_director *d, struct session *s,
 
     if (!r || !r->text)
         return false;
-    if (tourney_watch(d, r, s, 0) < 0) {
+    if (tourney_watch(d, r, s, m->page) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return true;
     }
@@ -951,7 +947,7 @@ static void restore_game(struct hub *h, struct event *e, size_t k,
 
 static void session_closed(struct hub *h, struct session *s)
 {
-    tourney_unwatch(state(h), s);
+    tourney_closed(state(h), s);
 }
 
 static struct tourney_event *make(const char *id, const char *line)
@@ -1053,11 +1049,6 @@ static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
         report_end(h, e, k, r, no_start, plies, to_move, at);
 }
 
-static char *first_page(const struct tourney_event *e, int64_t wall)
-{
-    return render_page(e, wall, 0);
-}
-
 static int init(struct hub *h)
 {
     struct tourney_director *d = tourney_director_new(h, tick_event,
@@ -1065,8 +1056,10 @@ static int init(struct hub *h)
 
     if (!d)
         return -1;
-    d->standings = first_page;
+    d->page = render_page;
+    d->shown_pages = ARENA_STANDINGS_SHOWN / PROTO_STANDINGS_PAGE;
     d->tag = ARENA_TELL;
+    d->kind = "arena";
     d->load = store_load_arena;
     d->replay_row = replay_row;
     d->taken = taken;

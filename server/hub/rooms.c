@@ -31,9 +31,10 @@
  * after the read's answer (stored, then published): deliver drops a
  * line the room holds; a delete heard before the answer is applied
  * again to the lines read (room.gone).
- * Tournaments are a node alone's. A moderator's delete of a line
- * (rooms_delete_line) takes the same way: the lobby's through the
- * router to every node, an event's here.
+ * An event's room alike (its readers on a node: the watchers of its
+ * copy there, tourney_cluster.c), but a node that has no room of the
+ * event drops its lines (a reader there later reads the store). A
+ * moderator's delete of a line (rooms_delete_line) takes the same way.
  * Only the event-loop thread calls these.
  */
 #include <assert.h>
@@ -99,14 +100,17 @@ static struct rooms *R(struct hub *h)
     return r;
 }
 
-/* The event eid of this node (an arena's or a Swiss'), or NULL. */
+/* The event eid of this node (an arena's or a Swiss'), or its copy of
+ * another node's (a cluster), or NULL. */
 static struct tourney_event *event_of(struct hub *h, const char *eid)
 {
     struct tourney_director *a = hub_arena_director(h);
     struct tourney_director *s = hub_swiss_director(h);
     struct tourney_event *e = a ? tourney_find(a, eid) : NULL;
 
-    return e ? e : s ? tourney_find(s, eid) : NULL;
+    e = e ? e : s ? tourney_find(s, eid) : NULL;
+    e = e ? e : a ? tourney_remote(a, eid) : NULL;
+    return e ? e : s ? tourney_remote(s, eid) : NULL;
 }
 
 /* ---- the rooms --------------------------------------------------------- */
@@ -409,9 +413,9 @@ void rooms_chat(struct session *s, const struct proto_msg *m, int64_t now)
         hub_busy(s, &m->id);
         return;
     }
-    /* the lobby's line through every node (this one's too), in the
-     * order the bus takes them; an event's (or a node alone's) here */
-    if (m->room == PROTO_ROOM_LOBBY && h->router.ops->room_line &&
+    /* a cluster's line through every node (this one's too), in the
+     * order the bus takes them; a node alone's here */
+    if (h->router.ops->room_line &&
         h->router.ops->room_line(h->router.ctx, text, strlen(text), seq)) {
         free(text);
         return;
@@ -449,12 +453,13 @@ void rooms_delete_line(struct hub *h, enum proto_room kind, const char *key,
     int len;
 
     assert(kind == PROTO_ROOM_LOBBY || kind == PROTO_ROOM_EVENT);
-    /* the lobby's on every node (this one's too), in the lines' order */
-    if (kind == PROTO_ROOM_LOBBY && h->router.ops->room_line &&
+    /* a cluster's on every node (this one's too), in the lines' order */
+    if (h->router.ops->room_line &&
         (len = asprintf(&text,
-                        "{\"t\":\"chat_delete\",\"room\":\"lobby\","
-                        "\"pid\":\"%s\",\"at\":%lld}",
-                        pid, (long long)at_ms)) > 0) {
+                        "{\"t\":\"chat_delete\",\"room\":\"%s\","
+                        "\"event\":\"%s\",\"pid\":\"%s\",\"at\":%lld}",
+                        proto_room_name(kind), key, pid, (long long)at_ms)) >
+            0) {
         bool sent = h->router.ops->room_line(h->router.ctx, text, (size_t)len,
                                              seq);
         free(text);
@@ -467,22 +472,27 @@ void rooms_delete_line(struct hub *h, enum proto_room kind, const char *key,
 
 void hub_room_heard(struct hub *h, const char *text, size_t len, bool own)
 {
-    json_t *o = h->cfg.lobby_chat ? json_loadb(text, len, 0, NULL) : NULL;
+    json_t *o = json_loadb(text, len, 0, NULL);
     const char *t = json_string_value(json_object_get(o, "t"));
     const char *pid = json_string_value(json_object_get(o, "pid"));
     const char *name = json_string_value(json_object_get(o, "name"));
     const char *line = json_string_value(json_object_get(o, "text"));
     const char *room = json_string_value(json_object_get(o, "room"));
+    const char *eid = json_string_value(json_object_get(o, "event"));
+    bool lobby = room && !strcmp(room, "lobby") && h->cfg.lobby_chat;
     json_t *at = json_object_get(o, "at");
-    struct room *r;
+    struct room *r = NULL;
     char *copy;
 
-    if (t && !strcmp(t, "chat_delete") && pid && json_is_integer(at) &&
-        (r = room_find(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) != NULL)
+    /* (an event's room: only where it is, i.e. read here) */
+    if (lobby || (room && !strcmp(room, "event") && eid))
+        r = lobby ? room_find(h, PROTO_ROOM_LOBBY, LOBBY_KEY)
+                  : room_find(h, PROTO_ROOM_EVENT, eid);
+    if (lobby && !r && t && strcmp(t, "chat_delete") != 0)
+        r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY);
+    if (r && t && !strcmp(t, "chat_delete") && pid && json_is_integer(at))
         remove_line(h, r, pid, json_integer_value(at), 0);
-    else if (pid && name && line && json_is_integer(at) && room &&
-             !strcmp(room, "lobby") &&
-             (r = room_get(h, PROTO_ROOM_LOBBY, LOBBY_KEY)) &&
+    else if (r && pid && name && line && json_is_integer(at) &&
              (copy = strndup(text, len))) {
         if (!own) /* (empty: spent already) */
             (void)bucket_take(&r->rate, h->cfg.chat_room_per_s,

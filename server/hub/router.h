@@ -169,6 +169,16 @@ struct router_ops {
                        bool ours, router_answer_fn *fn, void *arg);
     bool (*event_forward)(void *ctx, struct session *s, const char *eid,
                           const char *text, size_t len, bool known);
+    /* The cluster's count of open events of kind (event_count.lua): op
+     * "take" (event eid of creator pid counted for life_ms unless
+     * max_all are, or max_creator of pid's), "renew" or "drop";
+     * fn(arg, rc) later: 1 counted (dropped: 1, or 0 when it was not),
+     * -1 max_all counted, -2 max_creator, -3 failed; or -1 returned (fn
+     * never called). */
+    int (*event_count)(void *ctx, const char *kind, const char *op,
+                       const char *eid, const char *pid, int64_t life_ms,
+                       int max_all, int max_creator, router_answer_fn *fn,
+                       void *arg);
 };
 
 struct router {

@@ -180,10 +180,12 @@ static void tick(void *arg)
                 continue;
             d->tick_event(d->hub, d->ev[i], wall);
             tourney_relay(d, d->ev[i], wall);
+            tourney_count_renew(d, d->ev[i]);
             if (d->ev[i]->finished)
                 tourney_release(d, d->ev[i]);
         }
     open |= tourney_take_over(d);
+    tourney_want_pages(d);
     for (size_t i = 0; i < d->n;) /* (another node directs it now) */
         if (d->ev[i]->lease_lost) {
             tourney_to_copy(d, d->ev[i]);
@@ -296,6 +298,8 @@ int tourney_watch(struct tourney_director *d, struct tourney_event *e,
         return -1;
     e->pages[e->nw] = page;
     e->watchers[e->nw++] = s;
+    if (d->shown_pages > 0 && page > d->shown_pages)
+        e->want = true;            /* (a copy's: its director told) */
     rooms_event_watched(s, e->id); /* (the event's chat room) */
     return 0;
 }

@@ -19,6 +19,19 @@
 /* How often a director ticks (pairs, pushes standings). */
 #define TOURNEY_TICK_MS 1000
 
+/* Standings pages beyond a relay's first (tourney_cluster.c) an event
+ * keeps for the other nodes' watchers, at most. */
+#define TOURNEY_FAR_PAGES 16
+
+/* A page beyond the first relay's: on a director, a page the other
+ * nodes want relayed until at (hub_now_ms); on a copy, the page's text
+ * last heard (malloc'ed), heard at. */
+struct tourney_page {
+    int page;
+    int64_t at;
+    char *text;
+};
+
 /* The head of a director's event (its own struct starts with it). */
 struct tourney_event {
     char id[PROTO_KEY_MAX + 1];
@@ -40,6 +53,14 @@ struct tourney_event {
     bool lease_asked, lease_lost, relay, taking;
     char node[PROTO_KEY_MAX + 1];
     char *text;
+    /* The far pages (beyond d->shown_pages): wanted (a director's) or
+     * heard (a copy's); a copy's want: a watcher of a far page came
+     * (told at the next tick), and its last want told then. */
+    struct tourney_page far[TOURNEY_FAR_PAGES];
+    size_t nfar;
+    bool want;
+    int64_t wanted_at;
+    int64_t counted_at; /* its count in the cluster renewed then */
 };
 
 /* A director's events and its tick. */
@@ -52,10 +73,18 @@ struct tourney_director {
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
     void (*free_event)(struct tourney_event *e);
     /* In a cluster: e's first standings page (malloc'ed; NULL when out
-     * of memory) for the other nodes' watchers, its relay's tag, and
-     * the copies of the other nodes' events (heads only). */
+     * of memory) for the other nodes' watchers (standings NULL:
+     * page(e, wall, 0)), its relay's tag, and the copies of the other
+     * nodes' events (heads only). */
     char *(*standings)(const struct tourney_event *e, int64_t wall);
     char tag;
+    /* A page's render (page 0: the first relay's, when standings is
+     * NULL; else its PROTO_STANDINGS_PAGE rows, as pushed to the
+     * director's own watchers of it), and the pages the first
+     * relay holds (its rows / PROTO_STANDINGS_PAGE: a watcher of a page
+     * beyond them is pushed that page's relay instead). */
+    char *(*page)(const struct tourney_event *e, int64_t wall, int page);
+    int shown_pages;
     /* A takeover: the journal's reader (store_load_arena), one row
      * replayed (its ctx the hub), and the event rebuilt (its games
      * found again). */
@@ -70,8 +99,12 @@ struct tourney_director {
     struct tourney_event **remote;
     size_t nr, rcap;
     struct table presence; /* pid -> what the cluster said of it */
-    size_t asks;           /* leases and presences asked, not answered yet */
-    bool dead;             /* freed: the last answer frees it */
+    /* The kind's name for the cluster's count ("arena"; NULL: counted
+     * per node), and the creations waiting for it (tourney_count.c). */
+    const char *kind;
+    struct tourney_count *counting;
+    size_t asks; /* leases and presences asked, not answered yet */
+    bool dead;   /* freed: the last answer frees it */
 };
 
 /* A director ticking each of its events not finished every second with
@@ -182,7 +215,8 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e);
 void tourney_relay(struct tourney_director *d, struct tourney_event *e,
                    int64_t wall);
 /* Another node's relay (router.h's tell_all): its copy is kept and its
- * watchers here get the same bytes. */
+ * watchers here get the same bytes (a far page's: its watchers here);
+ * or a node's want of far pages (kept when e is this node's). */
 void tourney_relayed(struct tourney_director *d, const char *payload,
                      size_t len);
 /* The copy of another node's event id, or NULL. */
@@ -194,6 +228,15 @@ struct tourney_event *tourney_remote(const struct tourney_director *d,
 bool tourney_forward(struct tourney_director *d, struct session *s,
                      const struct proto_msg *m);
 void tourney_remote_free(struct tourney_director *d);
+/* In a cluster, each tick: the far pages watched here of each copy not
+ * finished are told to every node (its director keeps them) when a new
+ * one is watched and every TOURNEY_WANT_RENEW_MS; the texts of the far
+ * pages nobody here watches go. */
+void tourney_want_pages(struct tourney_director *d);
+/* A want of far pages lasts this long on the director; the nodes renew
+ * it this often. */
+#define TOURNEY_WANT_MS 5000
+#define TOURNEY_WANT_RENEW_MS 2000
 /* A node of a cluster at start: event id of the journal is known here,
  * not heard of for long (taken over unless a node directs it). */
 void tourney_known(struct tourney_director *d, const char *id);
@@ -204,6 +247,37 @@ void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
  * answer of the tick before) and in no game of this node. */
 bool tourney_present(struct tourney_director *d, const char *pid);
 void tourney_presence_free(struct tourney_director *d);
+
+/* ---- the caps on open events (tourney_count.c) ---- */
+
+/* Creates event id (new, random) for s's command m, within the caps. */
+typedef void tourney_made_fn(struct session *s, const struct proto_msg *m,
+                             const char *id);
+/* s's creation m of an event of d within the caps: at most max_all of
+ * d's kind open at once, per_creator of s's player's. made(s, m, id)
+ * runs with a new event id when they allow one more, else s is
+ * answered events_full (msg_all, or the creator's message) or busy. A
+ * node alone (or d->kind NULL) counts d's own events and runs made at
+ * once. A node of a cluster counts the cluster's in Redis: s waits
+ * (s->waiting) until the answer; made then runs (never once s closed:
+ * the count goes), and must tourney_count_drop the id when it fails.
+ * The count of an event is renewed by tourney_count_renew, dropped by
+ * tourney_release (or lapses TOURNEY_COUNT_MS after its last renewal:
+ * its director died, and nobody took it over). */
+void tourney_create_counted(struct tourney_director *d, struct session *s,
+                            const struct proto_msg *m, size_t max_all,
+                            size_t per_creator, const char *msg_all,
+                            tourney_made_fn *made);
+#define TOURNEY_COUNT_MS 30000
+#define TOURNEY_COUNT_RENEW_MS 10000
+/* In a cluster: e's count renewed when TOURNEY_COUNT_RENEW_MS passed
+ * (each tick of its director); event id's count dropped. */
+void tourney_count_renew(struct tourney_director *d, struct tourney_event *e);
+void tourney_count_drop(struct tourney_director *d, const char *id,
+                        const char *pid);
+/* s closes: it watches nothing of d's, and a creation of its waiting for
+ * the count is made by nobody. */
+void tourney_closed(struct tourney_director *d, struct session *s);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */

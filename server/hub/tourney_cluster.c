@@ -59,6 +59,7 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e)
     struct hub *h = d->hub;
     struct lease_ask *a;
 
+    tourney_count_drop(d, e->id, e->creator); /* (a cluster's count) */
     if (!tourney_clustered(h) || !(a = calloc(1, sizeof *a)))
         return;
     a->d = d;
@@ -94,31 +95,54 @@ bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
     return tourney_directs(h, e);
 }
 
+/* Sends every node e's standings text (taken; NULL: nothing) under the
+ * head "E" (the first page) or "E P" (far page P). */
+static void relay_text(struct tourney_director *d, const char *id, int page,
+                       char *text)
+{
+    struct hub *h = d->hub;
+    char head[PROTO_KEY_MAX + 16], *payload;
+    size_t n, len;
+
+    if (!text)
+        return;
+    n = (size_t)(page > 0 ? snprintf(head, sizeof head, "%s %d\n", id, page)
+                          : snprintf(head, sizeof head, "%s\n", id));
+    len = n + strlen(text);
+    if ((payload = malloc(len + 1)) != NULL) {
+        memcpy(payload, head, n);
+        memcpy(payload + n, text, len - n + 1); /* (its NUL too) */
+        h->router.ops->tell_all(h->router.ctx, d->tag, payload, len);
+    }
+    free(payload);
+    free(text);
+}
+
 void tourney_relay(struct tourney_director *d, struct tourney_event *e,
                    int64_t wall)
 {
     struct hub *h = d->hub;
     int64_t now = hub_now_ms(h);
-    char *text, *payload;
-    size_t n, len;
+    char *text;
 
     if (!tourney_clustered(h) || !h->router.ops->tell_all ||
         (!e->relay && now - e->relayed_at < TOURNEY_RELAY_MS))
         return;
-    if (!(text = d->standings(e, wall)))
+    if (!(text = d->standings ? d->standings(e, wall) : d->page(e, wall, 0)))
         return;
-    n = strlen(e->id);
-    len = n + 1 + strlen(text);
-    if ((payload = malloc(len + 1)) != NULL) {
-        memcpy(payload, e->id, n);
-        payload[n] = '\n';
-        memcpy(payload + n + 1, text, len - n); /* (its NUL too) */
-        h->router.ops->tell_all(h->router.ctx, d->tag, payload, len);
-        e->relay = false;
-        e->relayed_at = now;
-    }
-    free(payload);
-    free(text);
+    relay_text(d, e->id, 0, text);
+    e->relay = false;
+    e->relayed_at = now;
+    /* the far pages some node wants: one render each, as for the first */
+    for (size_t i = 0; i < e->nfar;)
+        if (e->far[i].at <= now)
+            e->far[i] = e->far[--e->nfar]; /* (no want renewed it) */
+        else {
+            if (d->page)
+                relay_text(d, e->id, e->far[i].page,
+                           d->page(e, wall, e->far[i].page));
+            i++;
+        }
 }
 
 struct tourney_event *tourney_remote(const struct tourney_director *d,
@@ -137,6 +161,8 @@ static void remote_drop(struct tourney_director *d, size_t i)
     free(e->watchers);
     free(e->pages);
     free(e->text);
+    for (size_t j = 0; j < e->nfar; j++)
+        free(e->far[j].text);
     free(e);
     memmove(&d->remote[i], &d->remote[i + 1],
             (--d->nr - i) * sizeof *d->remote);
@@ -165,28 +191,123 @@ static struct tourney_event *remote_new(struct tourney_director *d,
     return e;
 }
 
+/* e's far page p (index into e->far), or -1. */
+static int far_of(const struct tourney_event *e, int p)
+{
+    for (size_t i = 0; i < e->nfar; i++)
+        if (e->far[i].page == p)
+            return (int)i;
+    return -1;
+}
+
+/* Pushes text (taken) to e's watchers of page p, or (p 0) to those of
+ * the pages the first relay holds. */
+static void push_page(struct tourney_director *d, struct tourney_event *e,
+                      int p, char *text)
+{
+    struct session **group = malloc((e->nw ? e->nw : 1) * sizeof *group);
+    size_t n = 0;
+
+    for (size_t i = 0; group && i < e->nw; i++)
+        if (p ? e->pages[i] == p
+              : d->shown_pages <= 0 || e->pages[i] <= d->shown_pages)
+            group[n++] = e->watchers[i];
+    if (n)
+        tourney_push(d->hub, text, group, n, 0);
+    else
+        free(text);
+    free(group);
+}
+
+/* A node's want of e's far pages (words: "want P P ..."): kept for
+ * TOURNEY_WANT_MS, TOURNEY_FAR_PAGES at most (a page beyond waits for
+ * one to lapse). */
+static void wanted(struct tourney_director *d, struct tourney_event *e,
+                   const char *words)
+{
+    int64_t until = hub_now_ms(d->hub) + TOURNEY_WANT_MS;
+    int p, k, n;
+
+    if (strncmp(words, "want", 4) != 0)
+        return;
+    for (words += 4; sscanf(words, " %d%n", &p, &n) == 1; words += n) {
+        if (p <= d->shown_pages || p > PROTO_STANDINGS_PAGES)
+            continue;
+        if ((k = far_of(e, p)) < 0 && e->nfar < TOURNEY_FAR_PAGES) {
+            k = (int)e->nfar++;
+            e->far[k].page = p;
+            e->far[k].text = NULL;
+            e->relay = true; /* (the page relayed at the next tick) */
+        }
+        if (k >= 0)
+            e->far[k].at = until;
+    }
+}
+
+/* Far page p's relay (text, taken) of copy e: kept while a watcher here
+ * watches it, and pushed to them when it changed. */
+static void far_heard(struct tourney_director *d, struct tourney_event *e,
+                      int p, char *text)
+{
+    int k = far_of(e, p);
+    size_t w = 0;
+
+    while (w < e->nw && e->pages[w] != p)
+        w++;
+    if (w == e->nw || (k < 0 && e->nfar >= TOURNEY_FAR_PAGES)) {
+        free(text);
+        return;
+    }
+    if (k < 0) {
+        k = (int)e->nfar++;
+        e->far[k].page = p;
+        e->far[k].text = NULL;
+    }
+    e->far[k].at = hub_now_ms(d->hub);
+    if (e->far[k].text && !strcmp(e->far[k].text, text)) {
+        free(text); /* (a heartbeat) */
+        return;
+    }
+    free(e->far[k].text);
+    e->far[k].text = text;
+    push_page(d, e, p, strdup(text));
+}
+
 void tourney_relayed(struct tourney_director *d, const char *payload,
                      size_t len)
 {
     const char *nl = memchr(payload, '\n', len);
-    char id[PROTO_KEY_MAX + 1];
+    char head[PROTO_KEY_MAX + 64], id[PROTO_KEY_MAX + 1];
     struct tourney_event *e;
     char *text;
+    int page = 0, n = 0;
     bool same;
 
-    if (!nl || nl - payload > PROTO_KEY_MAX)
+    if (!nl || nl - payload >= (long)sizeof head)
         return;
-    memcpy(id, payload, (size_t)(nl - payload));
-    id[nl - payload] = '\0';
-    if (!proto_key_valid(id) || tourney_find(d, id)) /* (ours: stale) */
+    memcpy(head, payload, (size_t)(nl - payload));
+    head[nl - payload] = '\0';
+    /* "E" (the first page), "E P" (far page P), "E want P ..." */
+    if (sscanf(head, "%32s%n", id, &n) != 1 || !proto_key_valid(id))
         return;
-    if (!(e = tourney_remote(d, id)) && !(e = remote_new(d, id)))
+    if ((e = tourney_find(d, id)) != NULL) { /* (ours: a want, or stale) */
+        wanted(d, e, head + n + (head[n] == ' '));
+        return;
+    }
+    if (head[n] && (sscanf(head + n, " %d", &page) != 1 ||
+                    page <= d->shown_pages || page > PROTO_STANDINGS_PAGES))
+        return; /* (another node's want: its director's alone) */
+    if (!(e = tourney_remote(d, id)) && (page || !(e = remote_new(d, id))))
         return;
     len -= (size_t)(nl + 1 - payload);
     if (!(text = malloc(len + 1)))
         return;
     memcpy(text, nl + 1, len);
     text[len] = '\0';
+    if (page) {
+        far_heard(d, e, page, text);
+        return;
+    }
     same = e->text && !strcmp(e->text, text); /* (a heartbeat) */
     free(e->text);
     e->text = text;
@@ -195,7 +316,62 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
     if (!e->finished) /* (its takeover, should its relay stop) */
         tourney_arm(d->hub, d);
     if (e->nw && !same) /* (the watchers here: changed standings) */
-        tourney_push(d->hub, strdup(text), e->watchers, e->nw, 0);
+        push_page(d, e, 0, strdup(text));
+}
+
+/* Copy r's want: the far pages its watchers here watch (words after
+ * "E want", TOURNEY_FAR_PAGES at most) into buf; the far texts nobody
+ * here watches go. The number of pages. */
+static int far_watched(const struct tourney_director *d,
+                       struct tourney_event *r, char *buf, size_t size)
+{
+    int pages[TOURNEY_FAR_PAGES], np = 0;
+    size_t at = 0;
+
+    for (size_t i = 0; i < r->nw && np < TOURNEY_FAR_PAGES; i++) {
+        int j = 0, p = r->pages[i];
+        while (j < np && pages[j] != p)
+            j++;
+        if (p > d->shown_pages && j == np) {
+            pages[np++] = p;
+            at += (size_t)snprintf(buf + at, size - at, " %d", p);
+        }
+    }
+    for (size_t i = 0; i < r->nfar;) {
+        int j = 0;
+        while (j < np && pages[j] != r->far[i].page)
+            j++;
+        if (j == np) {
+            free(r->far[i].text);
+            r->far[i] = r->far[--r->nfar];
+        } else
+            i++;
+    }
+    return np;
+}
+
+void tourney_want_pages(struct tourney_director *d)
+{
+    struct hub *h = d->hub;
+    int64_t now = hub_now_ms(h);
+    char payload[PROTO_KEY_MAX + 16 + TOURNEY_FAR_PAGES * 5];
+
+    if (!tourney_clustered(h) || !h->router.ops->tell_all ||
+        d->shown_pages <= 0)
+        return;
+    for (size_t i = 0; i < d->nr; i++) {
+        struct tourney_event *r = d->remote[i];
+        int n = snprintf(payload, sizeof payload, "%s want", r->id);
+        if (r->finished ||
+            !far_watched(d, r, payload + n, sizeof payload - (size_t)n) ||
+            (!r->want && now - r->wanted_at < TOURNEY_WANT_RENEW_MS))
+            continue;
+        n += (int)strlen(payload + n);
+        payload[n++] = '\n';
+        h->router.ops->tell_all(h->router.ctx, d->tag, payload, (size_t)n);
+        r->want = false;
+        r->wanted_at = now;
+    }
 }
 
 void tourney_known(struct tourney_director *d, const char *id)

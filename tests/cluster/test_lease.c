@@ -213,6 +213,35 @@ START_TEST(test_event_lease)
 }
 END_TEST
 
+#define COUNT(want, ...)                                    \
+    expect_keys(REDIS_LUA_EVENT_COUNT, want, 1,             \
+                (const char *[]){"event:{count}:arena"}, 6, \
+                (const char *[]){__VA_ARGS__})
+
+/* The cluster's count of open events (event_count.lua): the cap on all
+ * and per creator, a renewal or a second take of one counted changes
+ * no count, a drop gives its place back, a count lapses. */
+START_TEST(test_event_count)
+{
+    bool never = false;
+
+    COUNT("1", "take", "e1", "A", "30000", "3", "2");
+    COUNT("1", "take", "e1", "A", "30000", "3", "2"); /* (counted) */
+    COUNT("1", "take", "e2", "A", "30000", "3", "2");
+    COUNT("-2", "take", "e3", "A", "30000", "3", "2"); /* A's 2 */
+    COUNT("1", "take", "e3", "B", "50", "3", "2");
+    COUNT("-1", "take", "e4", "C", "30000", "3", "2"); /* 3 in all */
+    COUNT("1", "renew", "e1", "A", "30000", "0", "0");
+    COUNT("1", "drop", "e1", "A", "0", "0", "0");
+    COUNT("0", "drop", "e1", "A", "0", "0", "0");
+    COUNT("1", "take", "e4", "C", "30000", "3", "2"); /* e1's place */
+    COUNT("-1", "take", "e5", "C", "30000", "3", "2");
+    redissync_run_until(loop, &never, 0.1); /* e3's count lapses */
+    COUNT("1", "take", "e5", "C", "30000", "3", "2");
+    expect_cmd("3", "HLEN event:{count}:arena");
+}
+END_TEST
+
 START_TEST(test_floor)
 {
     /* Redis restarted without persistence: the counter is gone, the
@@ -528,6 +557,7 @@ static Suite *lease_suite(void)
     tcase_add_test(tc, test_take_and_release);
     tcase_add_test(tc, test_take_from_dead);
     tcase_add_test(tc, test_event_lease);
+    tcase_add_test(tc, test_event_count);
     tcase_add_test(tc, test_floor);
     tcase_add_test(tc, test_handover);
     tcase_add_test(tc, test_node_games);

@@ -531,6 +531,107 @@ class ClusterArenaTest(FreshServerTest):
         gid2 = a2.expect("arena_game", timeout=20, event=ev)["game"]
         b2.expect("arena_game", event=ev, game=gid2)
 
+    def test_a_far_page_stays_live_on_another_node(self):
+        """A watcher on node 1 of page 21 (beyond the best 200 the
+        director relays to every node) is pushed that page when it
+        changes: node 1 wants it of the director, which relays it too;
+        the best 200 are not pushed to him."""
+        srv = self.server({**OPEN, "max_connections_per_ip": 5000}, nodes=2)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
+        players = []
+        for _ in range(205):
+            players.append(self.client(srv))
+            players[-1].request({"t": "arena_join", "event": ev},
+                                "arena_joined")
+        srv.pin(1)
+        w = self.client(srv)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev and e["players"] == 205 for e in
+                      w.request({"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 1")
+            time.sleep(0.2)
+        st = w.request({"t": "arena_watch", "event": ev, "page": 21},
+                       "arena_standings")
+        self.assertEqual((st["page"], st["pages"], len(st["standings"])),
+                         (21, 21, 5))
+        time.sleep(3)  # (node 1's want heard, the page relayed)
+        drain(w, 0.1)
+        srv.pin(0)
+        for _ in range(3):
+            self.client(srv).request({"t": "arena_join", "event": ev},
+                                     "arena_joined")
+        st = self.watch_until(w, ev, lambda s: len(s["standings"]) == 8)
+        self.assertEqual((st["page"], st["pages"]), (21, 21))
+        self.assertNotIn("me", st)
+        # (the best 200 are the first page's watchers': not his)
+        self.assertEqual([m for m in drain(w, 2) if "page" not in m], [])
+
+    def test_the_caps_count_the_clusters_events(self):
+        """max_arenas and the 2 events per creator hold across the nodes
+        (counted in Redis): a creator's third event on a third node is
+        refused, and so is the cluster's fourth of 3 on any node; an
+        event over gives its count back."""
+        srv = self.server({**OPEN, "max_arenas": 3}, nodes=3)
+        srv.pin(0)
+        a = self.client(srv)
+        srv.pin(1)
+        a1, b = self.client(srv, token=a.token), self.client(srv)
+        srv.pin(2)
+        a2, c = self.client(srv, token=a.token), self.client(srv)
+        ev = create(a, start_in_s=600)
+        create(a1, start_in_s=600)
+        ask = {"t": "arena_create", "name": "Blitz", "clock": CLOCK,
+               "duration_s": 60, "start_in_s": 600}
+        err = a2.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "you have created as many open tournaments as one player may"))
+        create(b, start_in_s=600)
+        err = c.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "the server holds as many open tournaments as it may"))
+        a.request({"t": "arena_terminate", "event": ev}, "arena_terminated")
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                c.request(ask, "arena_created")
+                break
+            except AssertionError:  # (events_full until it is over)
+                self.assertLess(time.monotonic(), deadline, "not given back")
+                time.sleep(0.3)
+
+    def test_an_events_room_is_the_clusters(self):
+        """An event's chat room spans the nodes: a line said by a watcher
+        on node 1 reaches the watchers on nodes 0 (the director) and 2,
+        and a late watcher on node 2 is replayed it."""
+        srv = self.server({**OPEN, "chat_guests": 1}, nodes=3)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, start_in_s=600)
+        srv.pin(1)
+        a = self.client(srv)
+        srv.pin(2)
+        b = self.client(srv)
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev for e in b.request(
+                {"t": "arena_list"}, "arena_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 2")
+            time.sleep(0.2)
+        for c in (org, a, b):
+            c.request({"t": "arena_watch", "event": ev}, "arena_standings")
+            c.expect("chat_history", room="event", event=ev)
+        a.send({"t": "chat", "room": "event", "event": ev, "text": "gl all"})
+        for c in (a, org, b):
+            line = c.expect("chat", room="event", event=ev)
+            self.assertEqual((line["pid"], line["text"]), (a.pid, "gl all"))
+        late = self.client(srv)
+        late.send({"t": "arena_watch", "event": ev})
+        self.assertEqual([x["text"] for x in late.expect(
+            "chat_history", room="event", event=ev)["lines"]], ["gl all"])
+
     def test_a_node_does_not_rebuild_a_single_servers_event(self):
         """An event a single server left in the database is not rebuilt,
         nor paired, by a node of a cluster on that database."""
