@@ -491,7 +491,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct event *e;
 
     (void)now;
-    if (!tourney_may_create(s, m, true))
+    if (!tourney_may_create(s, m))
         return;
     if (tourney_open(d, NULL) >= (size_t)h->cfg.max_arenas ||
         tourney_open(d, s->player->pid) >= ARENA_EVENTS_PER_CREATOR) {
@@ -525,9 +525,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     e->head.next_call = 0;
-    /* (a cluster: a new id is nobody else's; its lease is taken below,
-     * before the first one runs out) */
-    e->head.lease_until = hub_now_ms(h) + TOURNEY_LEASE_MS * 2 / 3;
+    tourney_lease_new(d, &e->head);
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -535,29 +533,17 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
-    tourney_leased(d, &e->head); /* (in a cluster: its lease asked now) */
-    tourney_relay(d, &e->head, wall); /* (... and the other nodes told) */
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "arena_created", "arena",
                            event_summary(e, wall)),
                  &m->id, e->head.seq);
-    tourney_arm(h, d);
+    tourney_created(d, &e->head, wall);
 }
 
-/* The event m->event, or NULL with no_such_event sent, or with m sent
- * on to the node that directs it (a cluster). */
+/* The event m->event (tourney_event_of), or NULL with the answer sent. */
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
-    struct event *e = EV(tourney_find(state(s->hub), m->event));
-
-    if (e && !tourney_directs(s->hub, &e->head)) { /* (its lease in doubt) */
-        hub_busy(s, &m->id);
-        return NULL;
-    }
-    if (!e && !tourney_forward(state(s->hub), s, m))
-        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
-                       &m->id);
-    return e;
+    return EV(tourney_event_of(state(s->hub), s, m));
 }
 
 /* The event m->event while it has not ended, or NULL with
@@ -721,58 +707,6 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
                  &m->id, 0);
 }
 
-/* The answer to s's watch of a copy r of an event over (r->text: its
- * last standings), with "me" (s's row among them, or null); NULL when
- * out of memory. */
-static char *copy_answer(const struct tourney_event *r, struct session *s,
-                         const struct proto_id *id)
-{
-    json_t *o = json_loads(r->text, 0, NULL), *me = json_null(), *row;
-    size_t i;
-
-    json_array_foreach(json_object_get(o, "standings"), i, row)
-    {
-        const char *pid = json_string_value(json_object_get(row, "id"));
-        if (pid && !strcmp(pid, s->player->pid)) {
-            me = json_incref(row);
-            break;
-        }
-    }
-    if (o)
-        json_object_set_new(o, "me", me);
-    else
-        json_decref(me);
-    return tourney_finish(o, id);
-}
-
-/* s watches another node's event m->event, whose relay this node heard
- * (tourney_cluster.c): the relay's bytes from now on (the best
- * ARENA_STANDINGS_SHOWN, whatever page s asked for), and the director's
- * answer (the page asked for, with "me") at once; an event over is
- * answered here from its last standings. False when this node has not
- * heard of it (the command goes to its director). */
-static bool watch_remote(struct tourney_director *d, struct session *s,
-                         const struct proto_msg *m)
-{
-    struct tourney_event *r = tourney_remote(d, m->event);
-    char *text;
-
-    if (!r || !r->text)
-        return false;
-    if (tourney_watch(d, r, s, 0) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        return true;
-    }
-    if (!r->finished && tourney_forward(d, s, m))
-        return true;
-    if (!(text = copy_answer(r, s, &m->id))) {
-        hub_busy(s, &m->id);
-        return true;
-    }
-    hub_send_text(s, text, 0);
-    return true;
-}
-
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
@@ -785,7 +719,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
-    if (!tourney_find(d, m->event) && watch_remote(d, s, m))
+    if (!tourney_find(d, m->event) && tourney_watch_copy(d, s, m))
         return;
     if (!(e = event_of(s, m)))
         return;
@@ -1092,19 +1026,9 @@ static void known_row(void *ctx, const char *id, int64_t seq,
         tourney_known(state(h), id);
 }
 
-int hub_tourney_known(struct hub *h)
+int hub_arena_known(struct hub *h)
 {
-    if (!state(h) || !tourney_clustered(h))
-        return 0;
-    return store_load_arena(h->store, known_row, h);
-}
-
-bool hub_event_here(struct hub *h, const char *eid)
-{
-    struct tourney_director *d = state(h);
-    struct tourney_event *e = d ? tourney_find(d, eid) : NULL;
-
-    return e && e->lease_until > 0 && tourney_directs(h, e);
+    return state(h) ? store_load_arena(h->store, known_row, h) : 0;
 }
 
 /* An arena game's start (tourney_announce) on another node: p's

@@ -42,8 +42,12 @@
  *   finish T              (no round can be paired: the event ends)
  *
  * A board whose game was not started before a kill -9 is started at the
- * next tick. A node of a cluster directs no event (no_tournaments). Only
- * the event-loop thread calls it.
+ * next tick. In a cluster one node directs an event under a lease, as an
+ * arena's (tourney_cluster.c, tourney_node.c; docs/cluster.md
+ * "Tournaments in a cluster"); a node that hosts a game of a Swiss round
+ * learns it from the director's relay, or from its own events, and
+ * forbids its draw offers before move 30 (mark_games). Only the
+ * event-loop thread calls it.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -78,6 +82,9 @@
  * sent, about 70 us unloaded) over 25 turns, other connections served
  * between them (docs/performance.md). */
 #define SWISS_STARTS_PER_TURN 20
+/* The tag of a Swiss event's standings relayed to the other nodes of a
+ * cluster (module.h's tell_tag; tourney_cluster.c). */
+#define SWISS_TELL 'W'
 
 extern const struct hub_module hub_swiss_module;
 
@@ -144,9 +151,15 @@ static void event_free(struct swiss_tourney *e)
 static int journal(struct hub *h, struct swiss_tourney *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_swiss(h->store, e->head.id, e->head.next_call,
-                                   line, wall);
+    uint64_t seq;
 
+    if (!tourney_directs(h, &e->head)) { /* (a cluster: not sure now) */
+        log_warn("event=swiss_call_refused swiss=%s why=no_lease",
+                 e->head.id);
+        return -1;
+    }
+    seq = store_put_swiss(h->store, e->head.id, e->head.next_call, line,
+                          wall);
     if (!seq) {
         log_error("event=swiss_journal_full swiss=%s", e->head.id);
         return -1;
@@ -560,6 +573,11 @@ static void wake(struct hub *h)
 
 static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
 {
+    /* (in a cluster, a game another node hosts: its end is read) */
+    for (size_t k = 0; tourney_clustered(h) && k < e->ng; k++)
+        if (e->gids[k][0] && !e->t.b[k].result &&
+            !table_get(&h->games, e->gids[k]))
+            tourney_read_end(state(h), &e->head, e->gids[k], k);
     if (e->start_ms < 0 || wall < e->start_ms || h->shutting_down ||
         e->paused || e->pairing)
         goto push;
@@ -592,7 +610,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
     struct swiss_tourney *e;
 
     (void)now;
-    if (!tourney_may_create(s, m, false))
+    if (!tourney_may_create(s, m))
         return;
     if (tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
         tourney_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {
@@ -624,6 +642,7 @@ static void do_create(struct session *s, const struct proto_msg *m,
         return;
     }
     e->head.next_call = 0;
+    tourney_lease_new(d, &e->head);
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -635,19 +654,15 @@ static void do_create(struct session *s, const struct proto_msg *m,
                  json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
                            swiss_summary(e, wall)),
                  &m->id, e->head.seq);
-    tourney_arm(h, d);
+    tourney_created(d, &e->head, wall);
 }
 
 struct swiss_tourney *swiss_tourney_of(struct session *s,
                                        const struct proto_msg *m)
 {
-    struct swiss_tourney *e = EV(tourney_find(state(s->hub), m->event));
+    struct swiss_tourney *e = EV(tourney_event_of(state(s->hub), s, m));
 
-    if (!e)
-        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
-                       &m->id);
-    else if (e->head.finished && m->type != PROTO_T_SWISS_WATCH &&
-             m->type != PROTO_T_SWISS_TRF) {
+    if (e && e->head.finished && !tourney_reads(m->type)) {
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
         return NULL;
     }
@@ -787,11 +802,15 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
+    if (!tourney_find(d, m->event) && tourney_watch_copy(d, s, m))
+        return;
     if (!(e = swiss_tourney_of(s, m)))
         return;
+    /* (another node's connection, sent on here: answered, not kept as
+     * a watcher; its node's relay pushes the first page) */
     if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), m->page,
                                         s->player->pid, &m->id)) ||
-        tourney_watch(d, &e->head, s, m->page) < 0) {
+        (s->conn && tourney_watch(d, &e->head, s, m->page) < 0)) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
@@ -907,6 +926,40 @@ static void replay_row(void *ctx, const char *id, int64_t seq,
                   seq);
 }
 
+/* e's board k, whose game gid has no result yet, after a restart or a
+ * takeover: its game in memory is a Swiss game again (no draw offers
+ * before move 30), or scored when it ended meanwhile; one not in memory
+ * ended while its end was not journaled (a kill between the two
+ * writes): read now (stored), or by the tick (a cluster's takeover:
+ * another node may host it). */
+static void board_again(struct hub *h, struct swiss_tourney *e, size_t k,
+                        bool stored)
+{
+    struct game *gm = table_get(&h->games, e->gids[k]);
+    enum ending_result r;
+    bool no_start;
+    int plies, to_move;
+    int64_t at;
+
+    if (!gm && stored &&
+        tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
+                           &at))
+        report_end(h, e, k, r, no_start, to_move, at);
+    else if (gm && game_status(gm) == GAME_ENDED)
+        report_end(h, e, k, game_result(gm),
+                   game_ending(gm) == ENDING_NO_START, game_side_to_move(gm),
+                   hub_wall_ms(h));
+    else if (gm)
+        game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
+}
+
+static void games_again(struct hub *h, struct swiss_tourney *e, bool stored)
+{
+    for (size_t k = 0; k < e->ng && !e->head.finished; k++)
+        if (e->gids[k][0] && !e->t.b[k].result)
+            board_again(h, e, k, stored);
+}
+
 int hub_swiss_restore(struct hub *h)
 {
     struct tourney_director *d = state(h);
@@ -917,33 +970,145 @@ int hub_swiss_restore(struct hub *h)
     if (store_load_swiss(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct swiss_tourney *e = EV(d->ev[i]);
-        for (size_t k = 0; k < e->ng && !e->head.finished; k++) {
-            struct game *gm;
-            enum ending_result r;
-            bool no_start;
-            int plies, to_move;
-            int64_t at;
-            if (!e->gids[k][0] || e->t.b[k].result)
-                continue;
-            if (!(gm = table_get(&h->games, e->gids[k]))) {
-                if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies,
-                                       &to_move, &at))
-                    report_end(h, e, k, r, no_start, to_move, at);
-            } else if (game_status(gm) == GAME_ENDED) {
-                report_end(h, e, k, game_result(gm),
-                           game_ending(gm) == ENDING_NO_START,
-                           game_side_to_move(gm), hub_wall_ms(h));
-            } else {
-                game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
-            }
-        }
-        open += !e->head.finished;
+        games_again(h, EV(d->ev[i]), true);
+        open += !d->ev[i]->finished;
     }
     log_info("event=swiss_restored events=%zu open=%zu", d->n, open);
     if (open)
         tourney_arm(h, d);
     return 0;
+}
+
+/* ---- in a cluster ------------------------------------------------------- */
+
+/* e was taken over from a node that died or stopped (tourney_cluster.c):
+ * its games here are its own again, the others' ends are read by the
+ * tick. */
+static void taken(struct hub *h, struct tourney_event *t)
+{
+    games_again(h, EV(t), false);
+}
+
+static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
+                       enum ending_result r, bool no_start, int plies,
+                       int to_move, int64_t at)
+{
+    struct swiss_tourney *e = EV(t);
+
+    (void)plies;
+    if (k < e->ng && e->gids[k][0] && !e->t.b[k].result)
+        report_end(h, e, k, r, no_start, to_move, at);
+}
+
+static char *first_page(const struct tourney_event *e, int64_t wall)
+{
+    return render_page(e, wall, 0);
+}
+
+/* The games of text (a relay's standings: its round's boards) in play
+ * here: no draw offers before move 30 (a handover, an adoption or a
+ * restart brought them here, or will: game_hosted). */
+static void mark_games(struct hub *h, const char *text)
+{
+    const char *p = text;
+    char gid[PROTO_KEY_MAX + 1];
+    struct game *g;
+    size_t n;
+
+    while ((p = strstr(p, "\"game\":\"")) != NULL) {
+        p += 8;
+        n = strcspn(p, "\"");
+        if (n && n <= PROTO_KEY_MAX) {
+            memcpy(gid, p, n);
+            gid[n] = '\0';
+            if ((g = table_get(&h->games, gid)) != NULL)
+                game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+        }
+        p += n;
+    }
+}
+
+/* A game hosted here from now on (restored, adopted, handed over): a
+ * Swiss game's when one of this node's events, or the last relay of
+ * another node's, names it (its round's boards). */
+static void game_hosted(struct hub *h, struct game *g, int64_t now)
+{
+    struct tourney_director *d = state(h);
+    char key[PROTO_KEY_MAX + 16];
+
+    (void)now;
+    if (!d || game_status(g) == GAME_ENDED)
+        return;
+    snprintf(key, sizeof key, "\"game\":\"%s\"", game_gid(g));
+    for (size_t i = 0; i < d->n; i++) {
+        struct swiss_tourney *e = EV(d->ev[i]);
+        for (size_t k = 0; k < e->ng; k++)
+            if (!strcmp(e->gids[k], game_gid(g)))
+                game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+    }
+    for (size_t i = 0; i < d->nr; i++)
+        if (d->remote[i]->text && strstr(d->remote[i]->text, key))
+            game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+}
+
+/* Another node's relay (tourney_relayed): its games here are marked. */
+static void told_all(struct hub *h, const char *payload, size_t len,
+                     int64_t now)
+{
+    struct tourney_director *d = state(h);
+    struct tourney_event *r;
+    const char *nl = memchr(payload, '\n', len);
+    char id[PROTO_KEY_MAX + 1];
+
+    (void)now;
+    if (!d || !nl || nl - payload > PROTO_KEY_MAX)
+        return;
+    tourney_relayed(d, payload, len);
+    memcpy(id, payload, (size_t)(nl - payload));
+    id[nl - payload] = '\0';
+    if ((r = tourney_remote(d, id)) != NULL && r->text)
+        mark_games(h, r->text);
+}
+
+/* The journal at a node of a cluster's start: each event, one after
+ * another, is known unless it finished. */
+struct known {
+    struct hub *h;
+    char id[PROTO_KEY_MAX + 1];
+    bool open;
+};
+
+static void known_flush(struct known *k)
+{
+    if (k->open && proto_key_valid(k->id))
+        tourney_known(state(k->h), k->id);
+    k->open = false;
+}
+
+static void known_row(void *ctx, const char *id, int64_t seq,
+                      const char *line)
+{
+    struct known *k = ctx;
+
+    if (strcmp(id, k->id) != 0) {
+        known_flush(k);
+        snprintf(k->id, sizeof k->id, "%s", id);
+        k->open = seq == 0;
+    }
+    if (!strncmp(line, "finish ", 7))
+        k->open = false;
+}
+
+int hub_swiss_known(struct hub *h)
+{
+    struct known k = {.h = h};
+    int rc;
+
+    if (!state(h))
+        return 0;
+    rc = store_load_swiss(h->store, known_row, &k);
+    known_flush(&k);
+    return rc < 0 ? -1 : 0;
 }
 
 static void tick_event(struct hub *h, struct tourney_event *e, int64_t wall)
@@ -966,6 +1131,14 @@ static int init(struct hub *h)
         return -1;
     sd->delay_ms = h->cfg.swiss_pair_delay_ms;
     sd->d = tourney_director_new(h, tick_event, free_event);
+    if (sd->d) {
+        sd->d->standings = first_page;
+        sd->d->tag = SWISS_TELL;
+        sd->d->load = store_load_swiss;
+        sd->d->replay_row = replay_row;
+        sd->d->taken = taken;
+        sd->d->ended = read_ended;
+    }
     sd->more = hub_alarm_new(h, start_more, h);
     sd->pool = workers_start(&(struct workers_conf){
         .threads = 1,
@@ -1021,5 +1194,8 @@ const struct hub_module hub_swiss_module = {
     .wake = wake,
     .session_closed = session_closed,
     .game_ended = game_ended,
+    .game_hosted = game_hosted,
+    .tell_tag = SWISS_TELL,
+    .told_all = told_all,
     .commands = commands,
 };

@@ -138,10 +138,8 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
 
 /* True when s may create an event by the operator's policy
  * (arena_create) and m's clock; else sends the error (no_tournaments
- * when off, or on a node of a cluster unless clustered: the director
- * can direct under a lease; needs_account, bad_clock). */
-bool tourney_may_create(struct session *s, const struct proto_msg *m,
-                        bool clustered);
+ * when off, needs_account, bad_clock). */
+bool tourney_may_create(struct session *s, const struct proto_msg *m);
 
 /* ---- in a cluster (tourney_cluster.c; docs/cluster.md "Tournaments in
  * a cluster") ---- */
@@ -204,6 +202,32 @@ void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
  * answer of the tick before) and in no game of this node. */
 bool tourney_present(struct tourney_director *d, const char *pid);
 void tourney_presence_free(struct tourney_director *d);
+
+/* ---- the same on any node (tourney_node.c) ---- */
+
+/* The event m->event that this node directs, or NULL with the answer
+ * sent: busy while its lease is in doubt; m sent on to the node that
+ * directs it (a cluster); else no_such_event. */
+struct tourney_event *tourney_event_of(struct tourney_director *d,
+                                       struct session *s,
+                                       const struct proto_msg *m);
+/* True when a command of type t only reads an event (answered for an
+ * event over too). */
+bool tourney_reads(enum proto_type t);
+/* s watches another node's event m->event, whose relay this node heard:
+ * the relay's bytes from now on (its first page, whatever page s asked
+ * for), and the director's answer (the page asked for, with "me") at
+ * once; an event over is answered here from its last standings. False
+ * when this node has not heard of it (the caller sends m on). */
+bool tourney_watch_copy(struct tourney_director *d, struct session *s,
+                        const struct proto_msg *m);
+/* A new event e, before its first journal row: in a cluster, its own
+ * for now (its id is nobody else's). */
+void tourney_lease_new(struct tourney_director *d, struct tourney_event *e);
+/* e created and journaled: its lease asked, the other nodes told, the
+ * tick armed. */
+void tourney_created(struct tourney_director *d, struct tourney_event *e,
+                     int64_t wall);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */

@@ -238,7 +238,7 @@ bool tourney_forward(struct tourney_director *d, struct session *s,
 
     if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
         return false;
-    if (r && r->finished && m->type != PROTO_T_ARENA_WATCH) {
+    if (r && r->finished && !tourney_reads(m->type)) {
         /* (its director may be gone: an event over changes no more) */
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
         return true;
