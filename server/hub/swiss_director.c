@@ -94,6 +94,10 @@ struct swiss_director {
     struct workers *pool;
     struct hub_alarm *more; /* the next turn's starts (start_more) */
     int delay_ms;           /* tests: each pairing waits so long */
+    /* A node of a cluster at start: the games of the last round of each
+     * open event of the journal (GID -> its malloc'ed copy), Swiss
+     * games when this node adopts them before any relay names them */
+    struct table known;
 };
 
 /* A round to pair, on the worker: a copy of the event's state in, the
@@ -281,12 +285,20 @@ static int apply(struct swiss_tourney *e, const char *line)
 int swiss_call(struct hub *h, struct swiss_tourney *e, const char *line,
                int64_t wall)
 {
+    bool open = !e->head.finished;
+
     if (journal(h, e, line, wall) < 0)
         return -1;
     if (apply(e, line) < 0) {
         log_error("event=swiss_call_refused swiss=%s call=\"%.80s\"",
                   e->head.id, line);
         return -1;
+    }
+    if (open && e->head.finished) { /* (ticked no more: the other nodes
+                                        told now, its lease released) */
+        e->head.relay = true;
+        tourney_relay(state(h), &e->head, wall);
+        tourney_release(state(h), &e->head);
     }
     return 0;
 }
@@ -428,10 +440,15 @@ bool swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
                     return false;
                 /* +1 ms: a later turn, the connections' input read between */
                 hub_alarm_arm(h, sd->more, hub_now_ms(h) + 1);
+                tourney_relay(state(h), &e->head, wall);
                 return true;
             }
             refused |= !start_board(h, e, k, wall);
+            /* (the other nodes learn its games at once: a handover's
+             * new host forbids their early draw offers: mark_games) */
+            e->head.relay = true;
         }
+    tourney_relay(state(h), &e->head, wall);
     return false;
 }
 
@@ -1033,8 +1050,9 @@ static void mark_games(struct hub *h, const char *text)
  * another node's, names it (its round's boards). */
 static void game_hosted(struct hub *h, struct game *g, int64_t now)
 {
+    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
     struct tourney_director *d = state(h);
-    char key[PROTO_KEY_MAX + 16];
+    char key[PROTO_KEY_MAX + 16], *gid;
 
     (void)now;
     if (!d || game_status(g) == GAME_ENDED)
@@ -1049,6 +1067,10 @@ static void game_hosted(struct hub *h, struct game *g, int64_t now)
     for (size_t i = 0; i < d->nr; i++)
         if (d->remote[i]->text && strstr(d->remote[i]->text, key))
             game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+    if ((gid = table_del(&sd->known, game_gid(g))) != NULL) {
+        game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+        free(gid);
+    }
 }
 
 /* Another node's relay (tourney_relayed): its games here are marked. */
@@ -1071,24 +1093,39 @@ static void told_all(struct hub *h, const char *payload, size_t len,
 }
 
 /* The journal at a node of a cluster's start: each event, one after
- * another, is known unless it finished. */
+ * another, is known unless it finished, and so are the games of its
+ * last round (gids, n of them). */
 struct known {
     struct hub *h;
     char id[PROTO_KEY_MAX + 1];
     bool open;
+    char (*gids)[PROTO_KEY_MAX + 1];
+    size_t n, cap;
 };
 
 static void known_flush(struct known *k)
 {
-    if (k->open && proto_key_valid(k->id))
-        tourney_known(state(k->h), k->id);
+    struct swiss_director *sd = hub_module_state(k->h, &hub_swiss_module);
+    char *gid;
+
+    if (k->open && proto_key_valid(k->id)) {
+        tourney_known(sd->d, k->id);
+        for (size_t i = 0; i < k->n; i++)
+            if (!table_get(&sd->known, k->gids[i]) &&
+                (gid = strdup(k->gids[i])) != NULL &&
+                table_put(&sd->known, gid, gid) < 0)
+                free(gid);
+    }
     k->open = false;
+    k->n = 0;
 }
 
 static void known_row(void *ctx, const char *id, int64_t seq,
                       const char *line)
 {
     struct known *k = ctx;
+    char gid[PROTO_KEY_MAX + 1];
+    int x;
 
     if (strcmp(id, k->id) != 0) {
         known_flush(k);
@@ -1097,6 +1134,12 @@ static void known_row(void *ctx, const char *id, int64_t seq,
     }
     if (!strncmp(line, "finish ", 7))
         k->open = false;
+    else if (!strncmp(line, "pair ", 5))
+        k->n = 0; /* (a new round) */
+    else if (sscanf(line, "game %d %32s", &x, gid) == 2 &&
+             tourney_grow((void **)&k->gids, &k->cap, k->n,
+                          sizeof *k->gids) == 0)
+        memcpy(k->gids[k->n++], gid, sizeof gid);
 }
 
 int hub_swiss_known(struct hub *h)
@@ -1108,6 +1151,7 @@ int hub_swiss_known(struct hub *h)
         return 0;
     rc = store_load_swiss(h->store, known_row, &k);
     known_flush(&k);
+    free(k.gids);
     return rc < 0 ? -1 : 0;
 }
 
@@ -1130,6 +1174,7 @@ static int init(struct hub *h)
     if (!sd)
         return -1;
     sd->delay_ms = h->cfg.swiss_pair_delay_ms;
+    table_init(&sd->known);
     sd->d = tourney_director_new(h, tick_event, free_event);
     if (sd->d) {
         sd->d->standings = first_page;
@@ -1164,6 +1209,9 @@ static void director_free(struct hub *h)
     if (!sd)
         return;
     workers_stop(sd->pool); /* (the pairing being run ends first) */
+    for (size_t i = 0; i < sd->known.cap; i++)
+        free(sd->known.slots[i].value); /* (NULL in free slots) */
+    table_clear(&sd->known);
     hub_alarm_free(h, sd->more);
     tourney_director_free(h, sd->d);
     free(sd);

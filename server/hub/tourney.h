@@ -217,8 +217,9 @@ bool tourney_reads(enum proto_type t);
 /* s watches another node's event m->event, whose relay this node heard:
  * the relay's bytes from now on (its first page, whatever page s asked
  * for), and the director's answer (the page asked for, with "me") at
- * once; an event over is answered here from its last standings. False
- * when this node has not heard of it (the caller sends m on). */
+ * once; an event over is answered here from its last standings; a copy
+ * not heard yet (known at start) is watched, m sent on. False when this
+ * node has no copy of it (the caller sends m on). */
 bool tourney_watch_copy(struct tourney_director *d, struct session *s,
                         const struct proto_msg *m);
 /* A new event e, before its first journal row: in a cluster, its own

@@ -68,14 +68,20 @@ bool tourney_watch_copy(struct tourney_director *d, struct session *s,
     struct tourney_event *r = tourney_remote(d, m->event);
     char *text;
 
-    if (!r || !r->text)
+    if (!r || !s->conn)
         return false;
     if (tourney_watch(d, r, s, 0) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return true;
     }
-    if (!r->finished && tourney_forward(d, s, m))
+    /* (a copy not heard yet, known from the journal at start: its
+     * director, once one takes it over, answers; its relay pushes) */
+    if ((!r->finished || !r->text) && tourney_forward(d, s, m))
         return true;
+    if (!r->text) {
+        tourney_unwatch(d, s);
+        return false;
+    }
     if (!(text = copy_answer(r, s, &m->id))) {
         hub_busy(s, &m->id);
         return true;
