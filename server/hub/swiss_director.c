@@ -11,7 +11,7 @@
  * the creator says), and each next one once every game of the last has
  * ended and the interval has run, unless the organiser paused the event:
  * the round is paired by the Dutch engine off the loop, on the
- * director's worker thread (lib/workers.h), over a copy of the event
+ * director's worker thread (swiss_pairing.c), over a copy of the event
  * (tour_copy). The answer comes back to the loop (the module's wake),
  * which journals the round and starts its games through hub_start_game,
  * unless a call was applied to the event since the copy (a withdrawal, a
@@ -44,17 +44,15 @@
  * A board whose game was not started before a kill -9 is started at the
  * next tick. In a cluster one node directs an event under a lease, as an
  * arena's (tourney_cluster.c, tourney_node.c; docs/cluster.md
- * "Tournaments in a cluster"); a node that hosts a game of a Swiss round
- * learns it from the director's relay, or from its own events, and
- * forbids its draw offers before move 30 (mark_games). Only the
- * event-loop thread calls it.
+ * "Tournaments in a cluster"); what the Swiss events add to it (their
+ * draw rule on any node that hosts one of their games) is in
+ * swiss_cluster.c. Only the event-loop thread calls it.
  */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hub/http.h"
 #include "hub/arena_director.h"
@@ -66,7 +64,6 @@
 #include "lib/log.h"
 #include "lib/workers.h"
 #include "strcopy.h"
-#include "sysclock.h"
 #include "tour.h"
 
 /* Events one player may have open, finished events listed; the bytes of a round's boards in one journal row (of at most
@@ -75,47 +72,21 @@
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
 
-/* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
-#define SWISS_DRAW_FROM_PLY 60
 /* The games one turn of the loop starts at most: a round of 1,000
  * players starts its 500 (each game's start, its state rendered and
  * sent, about 70 us unloaded) over 25 turns, other connections served
  * between them (docs/performance.md). */
 #define SWISS_STARTS_PER_TURN 20
-/* The tag of a Swiss event's standings relayed to the other nodes of a
- * cluster (module.h's tell_tag; tourney_cluster.c). */
-#define SWISS_TELL 'W'
 
-extern const struct hub_module hub_swiss_module;
 
-/* The module's state: the events, and the worker that pairs them. */
-struct swiss_director {
-    struct tourney_director *d;
-    struct workers *pool;
-    struct hub_alarm *more; /* the next turn's starts (start_more) */
-    int delay_ms;           /* tests: each pairing waits so long */
-    /* A node of a cluster at start: the games of the last round of each
-     * open event of the journal (GID -> its malloc'ed copy), Swiss
-     * games when this node adopts them before any relay names them */
-    struct table known;
-};
-
-/* A round to pair, on the worker: a copy of the event's state in, the
- * boards (or why none) out. */
-struct pair_job {
-    struct workers_job link;
-    char id[PROTO_KEY_MAX + 1];
-    unsigned gen; /* the event's when copied */
-    int delay_ms;
-    struct tour t;
-    struct tour_board *b;
-    int n, rc;
-    int64_t us, cpu_us; /* the pairing's time on the worker, its CPU */
-};
+struct swiss_director *swiss_director_of(struct hub *h)
+{
+    return hub_module_state(h, &hub_swiss_module);
+}
 
 static struct tourney_director *state(struct hub *h)
 {
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+    struct swiss_director *sd = swiss_director_of(h);
 
     return sd ? sd->d : NULL;
 }
@@ -382,8 +353,8 @@ static char *render_page(const struct tourney_event *e, int64_t wall,
                                   NULL, NULL);
 }
 
-static void push_standings(struct hub *h, struct swiss_tourney *e,
-                           int64_t wall)
+void swiss_push_standings(struct hub *h, struct swiss_tourney *e,
+                          int64_t wall)
 {
     tourney_push_pages(h, &e->head, wall, render_page);
 }
@@ -452,142 +423,6 @@ bool swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
     return false;
 }
 
-/* One turn of e's round start since its pairing, begun at t0: the loop's
- * longest and the turns are logged once no part is left (more false). */
-static void round_turn(struct swiss_tourney *e, int64_t t0, bool more)
-{
-    int64_t us = sysclock_us(CLOCK_MONOTONIC) - t0;
-
-    e->turns++;
-    if (us > e->turn_max_us)
-        e->turn_max_us = us;
-    if (more)
-        return;
-    log_info("event=swiss_round_started swiss=%s round=%d turns=%d "
-             "max_turn_us=%" PRId64,
-             e->head.id, e->t.rounds, e->turns, e->turn_max_us);
-    e->turns = 0;
-    e->turn_max_us = 0;
-}
-
-/* The next turn's part of the rounds being started. */
-static void start_more(void *arg)
-{
-    struct hub *h = arg;
-    struct tourney_director *d = state(h);
-
-    for (size_t i = 0; i < d->n; i++) {
-        struct swiss_tourney *e = EV(d->ev[i]);
-        int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
-        bool more = swiss_start_boards(h, e, hub_wall_ms(h));
-        if (e->turns) /* (one since a pairing: measured) */
-            round_turn(e, t0, more);
-    }
-}
-
-/* ---- the pairing, off the loop ------------------------------------------ */
-
-static struct pair_job *job_of(struct workers_job *link)
-{
-    return workers_container(link, struct pair_job, link);
-}
-
-/* The worker's run: pairs the copy. */
-static void job_run(void *ctx, struct workers_job *link)
-{
-    struct pair_job *j = job_of(link);
-    int present = 0;
-    int64_t t0;
-
-    (void)ctx;
-    if (j->delay_ms > 0)
-        nanosleep(&(struct timespec){j->delay_ms / 1000,
-                                     j->delay_ms % 1000 * 1000000L},
-                  NULL);
-    t0 = sysclock_us(CLOCK_MONOTONIC);
-    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < j->t.np; i++)
-        present += !j->t.p[i].withdrawn;
-    j->rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&j->t, &j->b, &j->n);
-    j->us = sysclock_us(CLOCK_MONOTONIC) - t0;
-    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID) - j->cpu_us;
-}
-
-static void job_release(void *ctx, struct workers_job *link)
-{
-    struct pair_job *j = job_of(link);
-
-    (void)ctx;
-    tour_free(&j->t);
-    free(j->b);
-    free(j);
-}
-
-/* Sends e's next round to the worker; e->pairing while it is out. */
-static void pair_round(struct hub *h, struct swiss_tourney *e)
-{
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
-    struct pair_job *j = calloc(1, sizeof *j);
-
-    if (!j || tour_copy(&j->t, &e->t) != TOUR_OK) {
-        free(j);
-        log_error("event=swiss_pair_refused swiss=%s why=memory", e->head.id);
-        return;
-    }
-    strcopy(j->id, sizeof j->id, e->head.id);
-    j->gen = e->gen;
-    j->delay_ms = sd->delay_ms;
-    if (workers_submit(sd->pool, &j->link) < 0) { /* (released) */
-        log_error("event=swiss_pair_refused swiss=%s why=queue", e->head.id);
-        return;
-    }
-    e->pairing = true;
-}
-
-/* The loop takes a pairing back: journals it, or the event's end when no
- * round can be paired; a pairing of a state changed since is dropped
- * (the tick pairs again). */
-static void pair_answer(void *arg, struct workers_job *link)
-{
-    struct hub *h = arg;
-    struct pair_job *j = job_of(link);
-    struct swiss_tourney *e = (struct swiss_tourney *)tourney_find(state(h),
-                                                                   j->id);
-    int64_t wall = hub_wall_ms(h), t0 = sysclock_us(CLOCK_MONOTONIC);
-    char line[64];
-
-    if (!e)
-        return;
-    e->pairing = false;
-    log_info("event=swiss_paired swiss=%s round=%d players=%d ms=%" PRId64
-             " cpu_ms=%" PRId64 " used=%d",
-             e->head.id, e->t.rounds + 1, j->t.np, j->us / 1000,
-             j->cpu_us / 1000, j->gen == e->gen && !e->head.finished);
-    if (j->gen != e->gen || e->head.finished || h->shutting_down ||
-        j->rc == TOUR_ENOMEM)
-        return;
-    if (j->rc != TOUR_OK) {
-        snprintf(line, sizeof line, "finish %" PRId64, wall);
-        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
-                 e->t.rounds);
-        swiss_call(h, e, line, wall);
-    } else if (swiss_journal_round(h, e, j->b, j->n, wall) == 0) {
-        bool more = swiss_start_boards(h, e, wall); /* (its first part) */
-        push_standings(h, e, wall);
-        round_turn(e, t0, more);
-        return;
-    }
-    push_standings(h, e, wall); /* (a finished event is ticked no more) */
-}
-
-static void wake(struct hub *h)
-{
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
-
-    if (sd)
-        workers_collect(sd->pool, pair_answer, h);
-}
-
 static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
 {
     /* (in a cluster, a game another node hosts: its end is read) */
@@ -606,12 +441,12 @@ static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
             snprintf(line, sizeof line, "finish %" PRId64, wall);
             swiss_call(h, e, line, wall);
         } else {
-            pair_round(h, e);
+            swiss_pair_round(h, e);
         }
     }
 push:
     if (e->head.dirty)
-        push_standings(h, e, wall);
+        swiss_push_standings(h, e, wall);
 }
 
 /* ---- commands ----------------------------------------------------------- */
@@ -697,7 +532,7 @@ void swiss_answer_call(struct session *s, const struct proto_msg *m,
     tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
                  &m->id, e->head.seq);
     if (e->head.finished) /* (ticked no more) */
-        push_standings(s->hub, e, hub_wall_ms(s->hub));
+        swiss_push_standings(s->hub, e, hub_wall_ms(s->hub));
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
@@ -879,7 +714,7 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
 /* Journals board k's end: r after the game; no_start, the side to move
  * never made his first move: he loses by forfeit and is withdrawn (he may
  * rejoin). An aborted game is lost by forfeit by the side to move. */
-static void report_end(struct hub *h, struct swiss_tourney *e, size_t k,
+void swiss_report_end(struct hub *h, struct swiss_tourney *e, size_t k,
                        enum ending_result r, bool no_start, int to_move,
                        int64_t at)
 {
@@ -910,7 +745,7 @@ static void game_ended(struct hub *h, struct game *g)
         struct swiss_tourney *e = EV(d->ev[i]);
         for (size_t k = e->ng; !e->head.finished && k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
-                report_end(h, e, k, game_result(g),
+                swiss_report_end(h, e, k, game_result(g),
                            game_ending(g) == ENDING_NO_START,
                            game_side_to_move(g), hub_wall_ms(h));
                 return;
@@ -961,16 +796,16 @@ static void board_again(struct hub *h, struct swiss_tourney *e, size_t k,
     if (!gm && stored &&
         tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
                            &at))
-        report_end(h, e, k, r, no_start, to_move, at);
+        swiss_report_end(h, e, k, r, no_start, to_move, at);
     else if (gm && game_status(gm) == GAME_ENDED)
-        report_end(h, e, k, game_result(gm),
-                   game_ending(gm) == ENDING_NO_START, game_side_to_move(gm),
-                   hub_wall_ms(h));
+        swiss_report_end(h, e, k, game_result(gm),
+                         game_ending(gm) == ENDING_NO_START,
+                         game_side_to_move(gm), hub_wall_ms(h));
     else if (gm)
         game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
 }
 
-static void games_again(struct hub *h, struct swiss_tourney *e, bool stored)
+void swiss_games_again(struct hub *h, struct swiss_tourney *e, bool stored)
 {
     for (size_t k = 0; k < e->ng && !e->head.finished; k++)
         if (e->gids[k][0] && !e->t.b[k].result)
@@ -987,172 +822,13 @@ int hub_swiss_restore(struct hub *h)
     if (store_load_swiss(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        games_again(h, EV(d->ev[i]), true);
+        swiss_games_again(h, EV(d->ev[i]), true);
         open += !d->ev[i]->finished;
     }
     log_info("event=swiss_restored events=%zu open=%zu", d->n, open);
     if (open)
         tourney_arm(h, d);
     return 0;
-}
-
-/* ---- in a cluster ------------------------------------------------------- */
-
-/* e was taken over from a node that died or stopped (tourney_cluster.c):
- * its games here are its own again, the others' ends are read by the
- * tick. */
-static void taken(struct hub *h, struct tourney_event *t)
-{
-    games_again(h, EV(t), false);
-}
-
-static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
-                       enum ending_result r, bool no_start, int plies,
-                       int to_move, int64_t at)
-{
-    struct swiss_tourney *e = EV(t);
-
-    (void)plies;
-    if (k < e->ng && e->gids[k][0] && !e->t.b[k].result)
-        report_end(h, e, k, r, no_start, to_move, at);
-}
-
-static char *first_page(const struct tourney_event *e, int64_t wall)
-{
-    return render_page(e, wall, 0);
-}
-
-/* The games of text (a relay's standings: its round's boards) in play
- * here: no draw offers before move 30 (a handover, an adoption or a
- * restart brought them here, or will: game_hosted). */
-static void mark_games(struct hub *h, const char *text)
-{
-    const char *p = text;
-    char gid[PROTO_KEY_MAX + 1];
-    struct game *g;
-    size_t n;
-
-    while ((p = strstr(p, "\"game\":\"")) != NULL) {
-        p += 8;
-        n = strcspn(p, "\"");
-        if (n && n <= PROTO_KEY_MAX) {
-            memcpy(gid, p, n);
-            gid[n] = '\0';
-            if ((g = table_get(&h->games, gid)) != NULL)
-                game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
-        }
-        p += n;
-    }
-}
-
-/* A game hosted here from now on (restored, adopted, handed over): a
- * Swiss game's when one of this node's events, or the last relay of
- * another node's, names it (its round's boards). */
-static void game_hosted(struct hub *h, struct game *g, int64_t now)
-{
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
-    struct tourney_director *d = state(h);
-    char key[PROTO_KEY_MAX + 16], *gid;
-
-    (void)now;
-    if (!d || game_status(g) == GAME_ENDED)
-        return;
-    snprintf(key, sizeof key, "\"game\":\"%s\"", game_gid(g));
-    for (size_t i = 0; i < d->n; i++) {
-        struct swiss_tourney *e = EV(d->ev[i]);
-        for (size_t k = 0; k < e->ng; k++)
-            if (!strcmp(e->gids[k], game_gid(g)))
-                game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
-    }
-    for (size_t i = 0; i < d->nr; i++)
-        if (d->remote[i]->text && strstr(d->remote[i]->text, key))
-            game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
-    if ((gid = table_del(&sd->known, game_gid(g))) != NULL) {
-        game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
-        free(gid);
-    }
-}
-
-/* Another node's relay (tourney_relayed): its games here are marked. */
-static void told_all(struct hub *h, const char *payload, size_t len,
-                     int64_t now)
-{
-    struct tourney_director *d = state(h);
-    struct tourney_event *r;
-    const char *nl = memchr(payload, '\n', len);
-    char id[PROTO_KEY_MAX + 1];
-
-    (void)now;
-    if (!d || !nl || nl - payload > PROTO_KEY_MAX)
-        return;
-    tourney_relayed(d, payload, len);
-    memcpy(id, payload, (size_t)(nl - payload));
-    id[nl - payload] = '\0';
-    if ((r = tourney_remote(d, id)) != NULL && r->text)
-        mark_games(h, r->text);
-}
-
-/* The journal at a node of a cluster's start: each event, one after
- * another, is known unless it finished, and so are the games of its
- * last round (gids, n of them). */
-struct known {
-    struct hub *h;
-    char id[PROTO_KEY_MAX + 1];
-    bool open;
-    char (*gids)[PROTO_KEY_MAX + 1];
-    size_t n, cap;
-};
-
-static void known_flush(struct known *k)
-{
-    struct swiss_director *sd = hub_module_state(k->h, &hub_swiss_module);
-    char *gid;
-
-    if (k->open && proto_key_valid(k->id)) {
-        tourney_known(sd->d, k->id);
-        for (size_t i = 0; i < k->n; i++)
-            if (!table_get(&sd->known, k->gids[i]) &&
-                (gid = strdup(k->gids[i])) != NULL &&
-                table_put(&sd->known, gid, gid) < 0)
-                free(gid);
-    }
-    k->open = false;
-    k->n = 0;
-}
-
-static void known_row(void *ctx, const char *id, int64_t seq,
-                      const char *line)
-{
-    struct known *k = ctx;
-    char gid[PROTO_KEY_MAX + 1];
-    int x;
-
-    if (strcmp(id, k->id) != 0) {
-        known_flush(k);
-        snprintf(k->id, sizeof k->id, "%s", id);
-        k->open = seq == 0;
-    }
-    if (!strncmp(line, "finish ", 7))
-        k->open = false;
-    else if (!strncmp(line, "pair ", 5))
-        k->n = 0; /* (a new round) */
-    else if (sscanf(line, "game %d %32s", &x, gid) == 2 &&
-             tourney_grow((void **)&k->gids, &k->cap, k->n,
-                          sizeof *k->gids) == 0)
-        memcpy(k->gids[k->n++], gid, sizeof gid);
-}
-
-int hub_swiss_known(struct hub *h)
-{
-    struct known k = {.h = h};
-    int rc;
-
-    if (!state(h))
-        return 0;
-    rc = store_load_swiss(h->store, known_row, &k);
-    known_flush(&k);
-    free(k.gids);
-    return rc < 0 ? -1 : 0;
 }
 
 static void tick_event(struct hub *h, struct tourney_event *e, int64_t wall)
@@ -1177,20 +853,12 @@ static int init(struct hub *h)
     table_init(&sd->known);
     sd->d = tourney_director_new(h, tick_event, free_event);
     if (sd->d) {
-        sd->d->standings = first_page;
-        sd->d->tag = SWISS_TELL;
         sd->d->load = store_load_swiss;
         sd->d->replay_row = replay_row;
-        sd->d->taken = taken;
-        sd->d->ended = read_ended;
+        swiss_cluster_init(sd->d);
     }
-    sd->more = hub_alarm_new(h, start_more, h);
-    sd->pool = workers_start(&(struct workers_conf){
-        .threads = 1,
-        .cap = (size_t)(h->cfg.max_swiss > 0 ? h->cfg.max_swiss : 1),
-        .wake = h->env.wake,
-        .run = job_run,
-        .release = job_release});
+    sd->more = hub_alarm_new(h, swiss_start_more, h);
+    sd->pool = swiss_pairing_start(h);
     if (!sd->d || !sd->pool || !sd->more) {
         hub_alarm_free(h, sd->more);
         tourney_director_free(h, sd->d);
@@ -1239,11 +907,11 @@ const struct hub_module hub_swiss_module = {
     .name = "swiss",
     .init = init,
     .free = director_free,
-    .wake = wake,
+    .wake = swiss_wake,
     .session_closed = session_closed,
     .game_ended = game_ended,
-    .game_hosted = game_hosted,
+    .game_hosted = swiss_game_hosted,
     .tell_tag = SWISS_TELL,
-    .told_all = told_all,
+    .told_all = swiss_told_all,
     .commands = commands,
 };
