@@ -852,35 +852,39 @@ static void game_ended(struct hub *h, struct game *g)
                    game_ply(g), game_side_to_move(g), hub_wall_ms(h));
 }
 
-/* e's game k is not in memory after a restart: it ended while its end
- * was not journaled yet (a kill between the two writes); its stored row
- * says how. (Reads at once: hub_restore's time.) */
-static void restore_end(struct hub *h, struct event *e, size_t k)
+/* e's game k, not over, after a restart (stored: one not in memory is
+ * read now) or a takeover (one not in memory: read by the tick). In
+ * memory, its first-move time is the arena's again, a berserk it
+ * journaled whose event call was lost (a kill between the two writes)
+ * is the event's too, and it is scored when it ended meanwhile; not in
+ * memory after a restart, it ended while its end was not journaled: its
+ * stored row says how. */
+static void game_again(struct hub *h, struct event *e, size_t k,
+                       bool stored)
 {
+    const struct arena_config *c = arena_config(e->a);
+    struct game *gm = table_get(&h->games, e->gids[k]);
     enum ending_result r;
     bool no_start;
     int plies, to_move;
     int64_t at;
 
-    if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
-                           &at))
-        report_end(h, e, k, r, no_start, plies, to_move, at);
-}
-
-/* e's game k, gm, is in memory after a restart: its first-move time is
- * the arena's again, and a berserk it journaled whose event call was
- * lost (a kill between the two writes) is the event's too. */
-static void restore_game(struct hub *h, struct event *e, size_t k,
-                         struct game *gm)
-{
-    const struct arena_config *c = arena_config(e->a);
-
+    if (!gm) {
+        if (stored && tourney_stored_end(h, e->gids[k], &r, &no_start,
+                                         &plies, &to_move, &at))
+            report_end(h, e, k, r, no_start, plies, to_move, at);
+        return;
+    }
     if (game_status(gm) == GAME_STARTED)
         game_set_first_move_ms(gm, arena_first_move_ms(c->base_s, c->inc_s));
     for (int side = 0; side < 2; side++)
         if (game_berserked(gm, side) &&
             !arena_game(e->a, (int)k)->berserk[side])
             note_berserk(h, e, k, side, side);
+    if (game_status(gm) == GAME_ENDED) /* (after: its berserk counts) */
+        report_end(h, e, k, game_result(gm),
+                   game_ending(gm) == ENDING_NO_START, game_ply(gm),
+                   game_side_to_move(gm), hub_wall_ms(h));
 }
 
 static void session_closed(struct hub *h, struct session *s)
@@ -923,17 +927,8 @@ int hub_arena_restore(struct hub *h)
         struct event *e = EV(d->ev[i]);
         bool running = false;
         for (size_t g = 0; g < e->ng; g++) {
-            if (arena_game(e->a, (int)g)->over)
-                continue;
-            struct game *gm = table_get(&h->games, e->gids[g]);
-            if (gm)
-                restore_game(h, e, g, gm); /* (before its end is scored) */
-            if (!gm)
-                restore_end(h, e, g);
-            else if (game_status(gm) == GAME_ENDED) /* ended at restore */
-                report_end(h, e, g, game_result(gm),
-                           game_ending(gm) == ENDING_NO_START, game_ply(gm),
-                           game_side_to_move(gm), wall);
+            if (!arena_game(e->a, (int)g)->over)
+                game_again(h, e, g, true);
             running |= !arena_game(e->a, (int)g)->over;
         }
         e->head.finished = wall >= arena_config(e->a)->end_ms && !running;
@@ -956,25 +951,15 @@ static void free_event(struct tourney_event *e)
 }
 
 /* e was taken over from a node that died or stopped: its games not over
- * that this node holds are arena games again (restore_game), and those
- * that ended here meanwhile are scored, as hub_arena_restore does; the
- * others are another node's: their ends are read (event_tick). */
+ * are found again (game_again); those another node holds: their ends are
+ * read (event_tick). */
 static void taken(struct hub *h, struct tourney_event *t)
 {
     struct event *e = EV(t);
 
-    for (size_t g = 0; g < e->ng; g++) {
-        struct game *gm = arena_game(e->a, (int)g)->over
-                              ? NULL
-                              : table_get(&h->games, e->gids[g]);
-        if (!gm)
-            continue;
-        restore_game(h, e, g, gm);
-        if (game_status(gm) == GAME_ENDED)
-            report_end(h, e, g, game_result(gm),
-                       game_ending(gm) == ENDING_NO_START, game_ply(gm),
-                       game_side_to_move(gm), hub_wall_ms(h));
-    }
+    for (size_t g = 0; g < e->ng; g++)
+        if (!arena_game(e->a, (int)g)->over)
+            game_again(h, e, g, false);
 }
 
 static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
@@ -1031,27 +1016,6 @@ int hub_arena_known(struct hub *h)
     return state(h) ? store_load_arena(h->store, known_row, h) : 0;
 }
 
-/* An arena game's start (tourney_announce) on another node: p's
- * connections here hear it. */
-static void told(struct hub *h, struct player *p, const char *payload,
-                 size_t len, int64_t now)
-{
-    char *text = malloc(len + 1);
-    struct msgbuf *b;
-
-    (void)h;
-    (void)now;
-    if (!text)
-        return;
-    memcpy(text, payload, len);
-    text[len] = '\0';
-    if ((b = msgbuf_take(text)) != NULL) { /* (its own connections) */
-        for (size_t i = 0; i < p->nconns; i++)
-            hub_session_send(p->conns[i], b, 0);
-        msgbuf_unref(b);
-    }
-}
-
 static void told_all(struct hub *h, const char *payload, size_t len,
                      int64_t now)
 {
@@ -1085,7 +1049,7 @@ const struct hub_module hub_arena_module = {
     .session_closed = session_closed,
     .game_ended = game_ended,
     .tell_tag = ARENA_TELL,
-    .told = told,
+    .told = tourney_told,
     .told_all = told_all,
     .commands = commands,
 };

@@ -230,6 +230,12 @@ void tourney_lease_new(struct tourney_director *d, struct tourney_event *e);
 void tourney_created(struct tourney_director *d, struct tourney_event *e,
                      int64_t wall);
 
+/* A tournament game's start (tourney_announce, tag ARENA_TELL: the
+ * arena module's told, for both directors) on another node: player p's
+ * connections here get the payload's bytes. */
+void tourney_told(struct hub *h, struct player *p, const char *payload,
+                  size_t len, int64_t now);
+
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */
 bool tourney_organiser(const struct tourney_event *e, const struct player *p);

@@ -5,7 +5,8 @@
  * event found, or sent on to the node that directs it; a watch of
  * another node's event; a new event's first lease; which director runs
  * a command of cmd:E (hub_event_here); the events of the journals known
- * at a node's start (hub_tourney_known). tourney_cluster.c has the
+ * at a node's start (hub_tourney_known); a game's start told to its
+ * player's connections on another node (tourney_told). tourney_cluster.c has the
  * lease, the relay, the copies and the takeover themselves.
  * Only the event-loop thread calls it.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "hub/arena_director.h"
+#include "lib/msgbuf.h"
 
 struct tourney_event *tourney_event_of(struct tourney_director *d,
                                        struct session *s,
@@ -123,4 +125,23 @@ int hub_tourney_known(struct hub *h)
     if (!tourney_clustered(h))
         return 0;
     return hub_arena_known(h) < 0 || hub_swiss_known(h) < 0 ? -1 : 0;
+}
+
+void tourney_told(struct hub *h, struct player *p, const char *payload,
+                  size_t len, int64_t now)
+{
+    char *text = malloc(len + 1);
+    struct msgbuf *b;
+
+    (void)h;
+    (void)now;
+    if (!text)
+        return;
+    memcpy(text, payload, len);
+    text[len] = '\0';
+    if ((b = msgbuf_take(text)) != NULL) { /* (its own connections) */
+        for (size_t i = 0; i < p->nconns; i++)
+            hub_session_send(p->conns[i], b, 0);
+        msgbuf_unref(b);
+    }
 }
