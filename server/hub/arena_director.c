@@ -859,8 +859,7 @@ static void game_ended(struct hub *h, struct game *g)
  * is the event's too, and it is scored when it ended meanwhile; not in
  * memory after a restart, it ended while its end was not journaled: its
  * stored row says how. */
-static void game_again(struct hub *h, struct event *e, size_t k,
-                       bool stored)
+static void game_again(struct hub *h, struct event *e, size_t k, bool stored)
 {
     const struct arena_config *c = arena_config(e->a);
     struct game *gm = table_get(&h->games, e->gids[k]);
@@ -870,8 +869,8 @@ static void game_again(struct hub *h, struct event *e, size_t k,
     int64_t at;
 
     if (!gm) {
-        if (stored && tourney_stored_end(h, e->gids[k], &r, &no_start,
-                                         &plies, &to_move, &at))
+        if (stored && tourney_stored_end(h, e->gids[k], &r, &no_start, &plies,
+                                         &to_move, &at))
             report_end(h, e, k, r, no_start, plies, to_move, at);
         return;
     }

@@ -105,7 +105,7 @@ void swiss_game_hosted(struct hub *h, struct game *g, int64_t now)
 
 /* Another node's relay (tourney_relayed): its games here are marked. */
 void swiss_told_all(struct hub *h, const char *payload, size_t len,
-                     int64_t now)
+                    int64_t now)
 {
     struct tourney_director *d = state(h);
     struct tourney_event *r;

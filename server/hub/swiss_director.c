@@ -78,7 +78,6 @@
  * between them (docs/performance.md). */
 #define SWISS_STARTS_PER_TURN 20
 
-
 struct swiss_director *swiss_director_of(struct hub *h)
 {
     return hub_module_state(h, &hub_swiss_module);
@@ -715,8 +714,8 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
  * never made his first move: he loses by forfeit and is withdrawn (he may
  * rejoin). An aborted game is lost by forfeit by the side to move. */
 void swiss_report_end(struct hub *h, struct swiss_tourney *e, size_t k,
-                       enum ending_result r, bool no_start, int to_move,
-                       int64_t at)
+                      enum ending_result r, bool no_start, int to_move,
+                      int64_t at)
 {
     char line[96];
     char res;
@@ -746,8 +745,8 @@ static void game_ended(struct hub *h, struct game *g)
         for (size_t k = e->ng; !e->head.finished && k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
                 swiss_report_end(h, e, k, game_result(g),
-                           game_ending(g) == ENDING_NO_START,
-                           game_side_to_move(g), hub_wall_ms(h));
+                                 game_ending(g) == ENDING_NO_START,
+                                 game_side_to_move(g), hub_wall_ms(h));
                 return;
             }
     }

@@ -166,7 +166,8 @@ static void pair_answer(void *arg, struct workers_job *link)
         round_turn(e, t0, more);
         return;
     }
-    swiss_push_standings(h, e, wall); /* (a finished event is ticked no more) */
+    /* (a finished event is ticked no more) */
+    swiss_push_standings(h, e, wall);
 }
 
 void swiss_wake(struct hub *h)

@@ -102,8 +102,8 @@ void tourney_lease_new(struct tourney_director *d, struct tourney_event *e)
 void tourney_created(struct tourney_director *d, struct tourney_event *e,
                      int64_t wall)
 {
-    tourney_leased(d, e);       /* (in a cluster: its lease asked now) */
-    tourney_relay(d, e, wall);  /* (... and the other nodes told) */
+    tourney_leased(d, e);      /* (in a cluster: its lease asked now) */
+    tourney_relay(d, e, wall); /* (... and the other nodes told) */
     tourney_arm(d->hub, d);
 }
 
