@@ -6,7 +6,9 @@
  * both what is stored and what replay parses, so the two cannot drift.
  * Times are Unix ms (hub_wall_ms): an event's clock keeps running across
  * a restart. Players and games are the core's indices; the event maps
- * them to PIDs and GIDs.
+ * them to PIDs and GIDs. The berserk command: arena_berserk.c; in a
+ * cluster, the lease, relay and takeover both directors share:
+ * tourney_cluster.c, tourney_node.c.
  */
 #include "hub/arena_director.h"
 
@@ -18,38 +20,13 @@
 
 #include "arena/arena.h"
 #include "hub/hub_internal.h"
+#include "hub/arena_event.h"
 #include "hub/tourney.h"
 #include "hub/tourney_entry.h"
 #include "lib/ids.h"
 #include "lib/log.h"
-#include "lib/msgbuf.h"
 #include "lib/table.h"
 #include "strcopy.h"
-
-struct entrant {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-};
-
-/* A game of an event not over yet, by its GID (event.running). */
-struct running {
-    char gid[PROTO_KEY_MAX + 1];
-    size_t k; /* its index */
-};
-
-struct event {
-    struct tourney_event head; /* first: tourney.c sees it */
-    struct arena *a;
-    struct entrant *players;
-    size_t np, pcap;
-    char (*gids)[PROTO_KEY_MAX + 1]; /* game index -> GID */
-    size_t ng, gcap;
-    const char *status_shown;
-    struct proto_entry entry; /* the entry conditions */
-    struct table running;     /* GID -> struct running (owned): the games
-                                 not over, found at once by a berserk
-                                 and by any game's end */
-};
 
 static struct tourney_director *state(struct hub *h)
 {
@@ -206,8 +183,7 @@ static int apply(struct event *e, const char *line)
 }
 
 /* Journals line and applies it: 0, or -1 (nothing changed). */
-static int call(struct hub *h, struct event *e, const char *line,
-                int64_t wall)
+int arena_call(struct hub *h, struct event *e, const char *line, int64_t wall)
 {
     if (journal(h, e, line, wall) < 0)
         return -1;
@@ -421,7 +397,7 @@ static void start_pairing(struct hub *h, struct event *e,
     game_set_first_move_ms(g, arena_first_move_ms(c->base_s, c->inc_s));
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
-    if (call(h, e, line, wall) < 0) {
+    if (arena_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
         return;
     }
@@ -566,7 +542,7 @@ static void answer_call(struct session *s, const struct proto_msg *m,
                         struct event *e, const char *line, const char *reply,
                         int64_t wall)
 {
-    if (call(s->hub, e, line, wall) < 0) {
+    if (arena_call(s->hub, e, line, wall) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
@@ -736,85 +712,6 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     hub_send_text(s, text, e->head.seq);
 }
 
-/* The event of which g is a game not over (its index in *k), or NULL:
- * a lookup in each event not finished. */
-static struct event *event_of_game(struct hub *h, const struct game *g,
-                                   size_t *k)
-{
-    struct tourney_director *d = state(h);
-
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
-        const struct running *r = e->head.finished
-                                      ? NULL
-                                      : table_get(&e->running, game_gid(g));
-        if (r) {
-            *k = r->k;
-            return e;
-        }
-    }
-    return NULL;
-}
-
-/* Journals side's berserk in e's game k, plies played. */
-static void note_berserk(struct hub *h, struct event *e, size_t k, int side,
-                         int plies)
-{
-    char line[96];
-
-    snprintf(line, sizeof line, "berserk %zu %d %d %" PRId64, k, side, plies,
-             hub_wall_ms(h));
-    if (call(h, e, line, hub_wall_ms(h)) == 0)
-        log_info("event=arena_berserk arena=%s game=%s side=%d", e->head.id,
-                 e->gids[k], side);
-}
-
-/* berserk: the checks of the event (an arena game, allowed, a base
- * time), then the game's (a player, before its first move, once), then
- * the game's journal row and `berserk` to its players and spectators,
- * then the event's call (the extra point). */
-static void run_berserk(struct session *s, struct game *g,
-                        const struct proto_msg *m, int64_t now)
-{
-    struct hub *h = s->hub;
-    size_t k = 0;
-    struct event *e = event_of_game(h, g, &k);
-    const struct arena_config *c = e ? arena_config(e->a) : NULL;
-    int side = game_color_of(g, s->player->pid);
-    struct proto_error err = {PROTO_OK, ""};
-    int64_t base_ms, inc_ms;
-    const char *why = !e            ? "not an arena game"
-                      : !c->berserk ? "this tournament "
-                                      "forbids berserk"
-                      : !arena_berserkable(c->base_s, c->inc_s)
-                          ? "no berserk with a base time of 0"
-                          : NULL;
-
-    if (side < 0 || game_status(g) == GAME_ENDED) { /* (steps 8, 9) */
-        hub_send_error(s, side < 0 ? PROTO_NOT_A_PLAYER : PROTO_GAME_OVER,
-                       side < 0 ? "you hold no seat in this game"
-                                : "the game is over",
-                       &m->id);
-        return;
-    }
-    if (why) {
-        hub_send_error(s, PROTO_BERSERK_REFUSED, why, &m->id);
-        return;
-    }
-    arena_berserk_clock(c->base_s, c->inc_s, &base_ms, &inc_ms);
-    if (game_berserk(g, s->player->pid, base_ms, now, &err) < 0) {
-        hub_send_error(s, err.code, err.msg, &m->id);
-        return;
-    }
-    note_berserk(h, e, k, side, game_ply(g));
-}
-
-static void do_berserk(struct session *s, const struct proto_msg *m,
-                       int64_t now)
-{
-    hub_run_game_command(s, m, now, run_berserk);
-}
-
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Journals and scores the end of e's game k: r after plies, to_move the
@@ -839,13 +736,13 @@ static void report_end(struct hub *h, struct event *e, size_t k,
              plies, no_start, at);
     log_info("event=arena_game_end arena=%s game=%s result=%s", e->head.id,
              e->gids[k], ending_result_name(r));
-    call(h, e, line, at);
+    arena_call(h, e, line, at);
 }
 
 static void game_ended(struct hub *h, struct game *g)
 {
     size_t k;
-    struct event *e = event_of_game(h, g, &k);
+    struct event *e = arena_event_of_game(h, g, &k);
 
     if (e)
         report_end(h, e, k, game_result(g), game_ending(g) == ENDING_NO_START,
@@ -879,7 +776,7 @@ static void game_again(struct hub *h, struct event *e, size_t k, bool stored)
     for (int side = 0; side < 2; side++)
         if (game_berserked(gm, side) &&
             !arena_game(e->a, (int)k)->berserk[side])
-            note_berserk(h, e, k, side, side);
+            arena_note_berserk(h, e, k, side, side);
     if (game_status(gm) == GAME_ENDED) /* (after: its berserk counts) */
         report_end(h, e, k, game_result(gm),
                    game_ending(gm) == ENDING_NO_START, game_ply(gm),
@@ -1035,7 +932,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_ARENA_LIST, do_list, false},
     {PROTO_T_ARENA_WATCH, do_watch, false},
     {PROTO_T_ARENA_UNWATCH, do_watch, false},
-    {PROTO_T_BERSERK, do_berserk, true},
+    {PROTO_T_BERSERK, arena_do_berserk, true},
     {PROTO_T_ARENA_START, do_schedule, false},
     {PROTO_T_ARENA_TERMINATE, do_schedule, false},
     {PROTO_T_NONE, NULL, false},
