@@ -561,6 +561,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
+    /* another node's player (a cluster): his facts (ratings, games)
+     * are read here first, then the join runs again (as arena_join) */
+    if (!s->conn && !hub_facts_want(s, m, NULL, 0, 0))
+        return;
     if (e->pairing) { /* (the round is paired without him: he waits) */
         snprintf(line, sizeof line,
                  "round %d is being paired: join again when its pairings "
