@@ -345,7 +345,8 @@ class ClusterSwissKillTest(FreshServerTest):
 
     def swiss_run(self, kill_round):
         srv = self.server(OPEN, nodes=3, env={
-            "CHESS_TEST_CLOCK_MS": "0", "CHESS_TEST_EVENT_SEED": SEED})
+            "CHESS_TEST_CLOCK_MS": "0", "CHESS_TEST_EVENT_SEED": SEED,
+            "CHESS_TEST_TOURNEY_TICK_MS": "200"})
         srv.pin(0)
         org = self.client(srv)
         ev = org.request({"t": "swiss_create", "name": "Kill",
