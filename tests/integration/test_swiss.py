@@ -463,6 +463,27 @@ class ClusterSwissTest(FreshServerTest):
         self.assertEqual(a.request({"t": "swiss_watch", "event": ev},
                                    "swiss_standings")["me"]["id"], a.pid)
 
+    def test_a_join_from_another_node_has_the_players_rating(self):
+        """An account on node 1 joins an event node 0 directs: the
+        director reads his facts first (his bullet rating, written to
+        the database after his login), as arena_join does."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        ev = create(self.client(srv))
+        srv.pin(1)
+        rita = self.client(srv, name="rita")
+        r = rita.request({"t": "register", "username": "rita",
+                          "password": "correct horse battery"},
+                         "registered")
+        srv.sql("INSERT INTO ratings (pid, category, rating, rd, "
+                "volatility, games, wins, draws, losses, last_ms) VALUES "
+                "(?, 'bullet', 1700, 60, 0.06, 30, 15, 0, 15, 1)",
+                r["player"]["id"])
+        rita.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        me = rita.request({"t": "swiss_watch", "event": ev},
+                          "swiss_standings")["me"]
+        self.assertEqual((me["id"], me["rating"]), (r["player"]["id"], 1700))
+
     def test_a_whole_cluster_killed_a_swiss_goes_on(self):
         """Every node killed and started again: a node takes over the
         Swiss nobody directs (known from the journal at its start), its
