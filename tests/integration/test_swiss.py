@@ -484,6 +484,38 @@ class ClusterSwissTest(FreshServerTest):
                           "swiss_standings")["me"]
         self.assertEqual((me["id"], me["rating"]), (r["player"]["id"], 1700))
 
+    def test_a_game_handed_over_keeps_the_draw_rule(self):
+        """The director stopped (SIGTERM): its Swiss game is handed to
+        node 1, where its players are, and keeps no draw offers before
+        move 30; node 1 takes the event over and scores the game's end
+        there."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, rounds=1)
+        srv.pin(1)
+        a, b, w = self.client(srv), self.client(srv), self.client(srv)
+        for c in (a, b):
+            c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        gid = a.expect("swiss_game", event=ev, round=1)["game"]
+        b.expect("swiss_game", event=ev, game=gid)
+        self.assertEqual(srv.host_of(gid), 0)
+        self.assertEqual(srv.nodes[0].terminate(), 0)
+        self.assertEqual(srv.host_of(gid), 1)
+        self.retry(a, {"t": "sync", "game": gid}, "state")
+        a.send({"t": "draw_offer", "game": gid})
+        a.expect_error("draw_too_early")
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        st = self.retry(w, {"t": "swiss_watch", "event": ev},
+                        "swiss_standings")
+        if st["status"] != "finished":
+            st = self.watch_until(w, ev, lambda s: s["status"] ==
+                                  "finished")
+        points = {r["id"]: r["points"] for r in st["standings"]}
+        self.assertEqual((points[a.pid], points[b.pid]), (1, 0))
+
     def test_a_whole_cluster_killed_a_swiss_goes_on(self):
         """Every node killed and started again: a node takes over the
         Swiss nobody directs (known from the journal at its start), its
