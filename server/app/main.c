@@ -725,7 +725,7 @@ static int start_node(struct node *n)
                   log_quote(q, sizeof q, n->where));
     restored = n->cl ? 0 : hub_restore(n->h, net_now_ms());
     if (n->cl && hub_tourney_known(n->h) < 0)
-        log_error("event=restore_failed what=arenas db=%s",
+        log_error("event=restore_failed what=tournaments db=%s",
                   log_quote(q, sizeof q, n->where));
     if (restored < 0)
         log_error("event=restore_failed db=%s",

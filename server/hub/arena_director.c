@@ -6,7 +6,9 @@
  * both what is stored and what replay parses, so the two cannot drift.
  * Times are Unix ms (hub_wall_ms): an event's clock keeps running across
  * a restart. Players and games are the core's indices; the event maps
- * them to PIDs and GIDs.
+ * them to PIDs and GIDs. The berserk command: arena_berserk.c; in a
+ * cluster, the lease, relay and takeover both directors share:
+ * tourney_cluster.c, tourney_node.c.
  */
 #include "hub/arena_director.h"
 
@@ -18,38 +20,13 @@
 
 #include "arena/arena.h"
 #include "hub/hub_internal.h"
+#include "hub/arena_event.h"
 #include "hub/tourney.h"
 #include "hub/tourney_entry.h"
 #include "lib/ids.h"
 #include "lib/log.h"
-#include "lib/msgbuf.h"
 #include "lib/table.h"
 #include "strcopy.h"
-
-struct entrant {
-    char pid[PROTO_KEY_MAX + 1];
-    char name[PROTO_NAME_MAX + 1];
-};
-
-/* A game of an event not over yet, by its GID (event.running). */
-struct running {
-    char gid[PROTO_KEY_MAX + 1];
-    size_t k; /* its index */
-};
-
-struct event {
-    struct tourney_event head; /* first: tourney.c sees it */
-    struct arena *a;
-    struct entrant *players;
-    size_t np, pcap;
-    char (*gids)[PROTO_KEY_MAX + 1]; /* game index -> GID */
-    size_t ng, gcap;
-    const char *status_shown;
-    struct proto_entry entry; /* the entry conditions */
-    struct table running;     /* GID -> struct running (owned): the games
-                                 not over, found at once by a berserk
-                                 and by any game's end */
-};
 
 static struct tourney_director *state(struct hub *h)
 {
@@ -206,8 +183,7 @@ static int apply(struct event *e, const char *line)
 }
 
 /* Journals line and applies it: 0, or -1 (nothing changed). */
-static int call(struct hub *h, struct event *e, const char *line,
-                int64_t wall)
+int arena_call(struct hub *h, struct event *e, const char *line, int64_t wall)
 {
     if (journal(h, e, line, wall) < 0)
         return -1;
@@ -421,7 +397,7 @@ static void start_pairing(struct hub *h, struct event *e,
     game_set_first_move_ms(g, arena_first_move_ms(c->base_s, c->inc_s));
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
-    if (call(h, e, line, wall) < 0) {
+    if (arena_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
         return;
     }
@@ -509,9 +485,7 @@ static void create(struct session *s, const struct proto_msg *m,
         return;
     }
     e->head.next_call = 0;
-    /* (a cluster: a new id is nobody else's; its lease is taken below,
-     * before the first one runs out) */
-    e->head.lease_until = hub_now_ms(h) + TOURNEY_LEASE_MS * 2 / 3;
+    tourney_lease_new(d, &e->head);
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
@@ -520,40 +494,28 @@ static void create(struct session *s, const struct proto_msg *m,
         return;
     }
     log_info("event=arena_created arena=%s by=%s", id, s->player->pid);
-    tourney_leased(d, &e->head); /* (in a cluster: its lease asked now) */
-    tourney_relay(d, &e->head, wall); /* (... and the other nodes told) */
     tourney_send(s,
                  json_pack("{s:s,s:o}", "t", "arena_created", "arena",
                            event_summary(e, wall)),
                  &m->id, e->head.seq);
-    tourney_arm(h, d);
+    tourney_created(d, &e->head, wall);
 }
 
 static void do_create(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     (void)now;
-    if (tourney_may_create(s, m, true))
+    if (tourney_may_create(s, m))
         tourney_create_counted(
             state(s->hub), s, m, (size_t)s->hub->cfg.max_arenas,
             ARENA_EVENTS_PER_CREATOR,
             "the server holds as many open tournaments as it may", create);
 }
 
-/* The event m->event, or NULL with no_such_event sent, or with m sent
- * on to the node that directs it (a cluster). */
+/* The event m->event (tourney_event_of), or NULL with the answer sent. */
 static struct event *event_of(struct session *s, const struct proto_msg *m)
 {
-    struct event *e = EV(tourney_find(state(s->hub), m->event));
-
-    if (e && !tourney_directs(s->hub, &e->head)) { /* (its lease in doubt) */
-        hub_busy(s, &m->id);
-        return NULL;
-    }
-    if (!e && !tourney_forward(state(s->hub), s, m))
-        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
-                       &m->id);
-    return e;
+    return EV(tourney_event_of(state(s->hub), s, m));
 }
 
 /* The event m->event while it has not ended, or NULL with
@@ -576,7 +538,7 @@ static void answer_call(struct session *s, const struct proto_msg *m,
                         struct event *e, const char *line, const char *reply,
                         int64_t wall)
 {
-    if (call(s->hub, e, line, wall) < 0) {
+    if (arena_call(s->hub, e, line, wall) < 0) {
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
@@ -717,58 +679,6 @@ static void do_list(struct session *s, const struct proto_msg *m, int64_t now)
                  &m->id, 0);
 }
 
-/* The answer to s's watch of a copy r of an event over (r->text: its
- * last standings), with "me" (s's row among them, or null); NULL when
- * out of memory. */
-static char *copy_answer(const struct tourney_event *r, struct session *s,
-                         const struct proto_id *id)
-{
-    json_t *o = json_loads(r->text, 0, NULL), *me = json_null(), *row;
-    size_t i;
-
-    json_array_foreach(json_object_get(o, "standings"), i, row)
-    {
-        const char *pid = json_string_value(json_object_get(row, "id"));
-        if (pid && !strcmp(pid, s->player->pid)) {
-            me = json_incref(row);
-            break;
-        }
-    }
-    if (o)
-        json_object_set_new(o, "me", me);
-    else
-        json_decref(me);
-    return tourney_finish(o, id);
-}
-
-/* s watches another node's event m->event, whose relay this node heard
- * (tourney_cluster.c): the relay's bytes from now on (the best
- * ARENA_STANDINGS_SHOWN, or a far page's), and the director's
- * answer (the page asked for, with "me") at once; an event over is
- * answered here from its last standings. False when this node has not
- * heard of it (the command goes to its director). */
-static bool watch_remote(struct tourney_director *d, struct session *s,
-                         const struct proto_msg *m)
-{
-    struct tourney_event *r = tourney_remote(d, m->event);
-    char *text;
-
-    if (!r || !r->text)
-        return false;
-    if (tourney_watch(d, r, s, m->page) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
-        return true;
-    }
-    if (!r->finished && tourney_forward(d, s, m))
-        return true;
-    if (!(text = copy_answer(r, s, &m->id))) {
-        hub_busy(s, &m->id);
-        return true;
-    }
-    hub_send_text(s, text, 0);
-    return true;
-}
-
 static void do_watch(struct session *s, const struct proto_msg *m,
                      int64_t now)
 {
@@ -781,7 +691,7 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
-    if (!tourney_find(d, m->event) && watch_remote(d, s, m))
+    if (!tourney_find(d, m->event) && tourney_watch_copy(d, s, m))
         return;
     if (!(e = event_of(s, m)))
         return;
@@ -796,85 +706,6 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         return;
     }
     hub_send_text(s, text, e->head.seq);
-}
-
-/* The event of which g is a game not over (its index in *k), or NULL:
- * a lookup in each event not finished. */
-static struct event *event_of_game(struct hub *h, const struct game *g,
-                                   size_t *k)
-{
-    struct tourney_director *d = state(h);
-
-    for (size_t i = 0; i < d->n; i++) {
-        struct event *e = EV(d->ev[i]);
-        const struct running *r = e->head.finished
-                                      ? NULL
-                                      : table_get(&e->running, game_gid(g));
-        if (r) {
-            *k = r->k;
-            return e;
-        }
-    }
-    return NULL;
-}
-
-/* Journals side's berserk in e's game k, plies played. */
-static void note_berserk(struct hub *h, struct event *e, size_t k, int side,
-                         int plies)
-{
-    char line[96];
-
-    snprintf(line, sizeof line, "berserk %zu %d %d %" PRId64, k, side, plies,
-             hub_wall_ms(h));
-    if (call(h, e, line, hub_wall_ms(h)) == 0)
-        log_info("event=arena_berserk arena=%s game=%s side=%d", e->head.id,
-                 e->gids[k], side);
-}
-
-/* berserk: the checks of the event (an arena game, allowed, a base
- * time), then the game's (a player, before its first move, once), then
- * the game's journal row and `berserk` to its players and spectators,
- * then the event's call (the extra point). */
-static void run_berserk(struct session *s, struct game *g,
-                        const struct proto_msg *m, int64_t now)
-{
-    struct hub *h = s->hub;
-    size_t k = 0;
-    struct event *e = event_of_game(h, g, &k);
-    const struct arena_config *c = e ? arena_config(e->a) : NULL;
-    int side = game_color_of(g, s->player->pid);
-    struct proto_error err = {PROTO_OK, ""};
-    int64_t base_ms, inc_ms;
-    const char *why = !e            ? "not an arena game"
-                      : !c->berserk ? "this tournament "
-                                      "forbids berserk"
-                      : !arena_berserkable(c->base_s, c->inc_s)
-                          ? "no berserk with a base time of 0"
-                          : NULL;
-
-    if (side < 0 || game_status(g) == GAME_ENDED) { /* (steps 8, 9) */
-        hub_send_error(s, side < 0 ? PROTO_NOT_A_PLAYER : PROTO_GAME_OVER,
-                       side < 0 ? "you hold no seat in this game"
-                                : "the game is over",
-                       &m->id);
-        return;
-    }
-    if (why) {
-        hub_send_error(s, PROTO_BERSERK_REFUSED, why, &m->id);
-        return;
-    }
-    arena_berserk_clock(c->base_s, c->inc_s, &base_ms, &inc_ms);
-    if (game_berserk(g, s->player->pid, base_ms, now, &err) < 0) {
-        hub_send_error(s, err.code, err.msg, &m->id);
-        return;
-    }
-    note_berserk(h, e, k, side, game_ply(g));
-}
-
-static void do_berserk(struct session *s, const struct proto_msg *m,
-                       int64_t now)
-{
-    hub_run_game_command(s, m, now, run_berserk);
 }
 
 /* ---- hooks ------------------------------------------------------------- */
@@ -901,48 +732,51 @@ static void report_end(struct hub *h, struct event *e, size_t k,
              plies, no_start, at);
     log_info("event=arena_game_end arena=%s game=%s result=%s", e->head.id,
              e->gids[k], ending_result_name(r));
-    call(h, e, line, at);
+    arena_call(h, e, line, at);
 }
 
 static void game_ended(struct hub *h, struct game *g)
 {
     size_t k;
-    struct event *e = event_of_game(h, g, &k);
+    struct event *e = arena_event_of_game(h, g, &k);
 
     if (e)
         report_end(h, e, k, game_result(g), game_ending(g) == ENDING_NO_START,
                    game_ply(g), game_side_to_move(g), hub_wall_ms(h));
 }
 
-/* e's game k is not in memory after a restart: it ended while its end
- * was not journaled yet (a kill between the two writes); its stored row
- * says how. (Reads at once: hub_restore's time.) */
-static void restore_end(struct hub *h, struct event *e, size_t k)
+/* e's game k, not over, after a restart (stored: one not in memory is
+ * read now) or a takeover (one not in memory: read by the tick). In
+ * memory, its first-move time is the arena's again, a berserk it
+ * journaled whose event call was lost (a kill between the two writes)
+ * is the event's too, and it is scored when it ended meanwhile; not in
+ * memory after a restart, it ended while its end was not journaled: its
+ * stored row says how. */
+static void game_again(struct hub *h, struct event *e, size_t k, bool stored)
 {
+    const struct arena_config *c = arena_config(e->a);
+    struct game *gm = table_get(&h->games, e->gids[k]);
     enum ending_result r;
     bool no_start;
     int plies, to_move;
     int64_t at;
 
-    if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
-                           &at))
-        report_end(h, e, k, r, no_start, plies, to_move, at);
-}
-
-/* e's game k, gm, is in memory after a restart: its first-move time is
- * the arena's again, and a berserk it journaled whose event call was
- * lost (a kill between the two writes) is the event's too. */
-static void restore_game(struct hub *h, struct event *e, size_t k,
-                         struct game *gm)
-{
-    const struct arena_config *c = arena_config(e->a);
-
+    if (!gm) {
+        if (stored && tourney_stored_end(h, e->gids[k], &r, &no_start, &plies,
+                                         &to_move, &at))
+            report_end(h, e, k, r, no_start, plies, to_move, at);
+        return;
+    }
     if (game_status(gm) == GAME_STARTED)
         game_set_first_move_ms(gm, arena_first_move_ms(c->base_s, c->inc_s));
     for (int side = 0; side < 2; side++)
         if (game_berserked(gm, side) &&
             !arena_game(e->a, (int)k)->berserk[side])
-            note_berserk(h, e, k, side, side);
+            arena_note_berserk(h, e, k, side, side);
+    if (game_status(gm) == GAME_ENDED) /* (after: its berserk counts) */
+        report_end(h, e, k, game_result(gm),
+                   game_ending(gm) == ENDING_NO_START, game_ply(gm),
+                   game_side_to_move(gm), hub_wall_ms(h));
 }
 
 static void session_closed(struct hub *h, struct session *s)
@@ -985,17 +819,8 @@ int hub_arena_restore(struct hub *h)
         struct event *e = EV(d->ev[i]);
         bool running = false;
         for (size_t g = 0; g < e->ng; g++) {
-            if (arena_game(e->a, (int)g)->over)
-                continue;
-            struct game *gm = table_get(&h->games, e->gids[g]);
-            if (gm)
-                restore_game(h, e, g, gm); /* (before its end is scored) */
-            if (!gm)
-                restore_end(h, e, g);
-            else if (game_status(gm) == GAME_ENDED) /* ended at restore */
-                report_end(h, e, g, game_result(gm),
-                           game_ending(gm) == ENDING_NO_START, game_ply(gm),
-                           game_side_to_move(gm), wall);
+            if (!arena_game(e->a, (int)g)->over)
+                game_again(h, e, g, true);
             running |= !arena_game(e->a, (int)g)->over;
         }
         e->head.finished = wall >= arena_config(e->a)->end_ms && !running;
@@ -1018,25 +843,15 @@ static void free_event(struct tourney_event *e)
 }
 
 /* e was taken over from a node that died or stopped: its games not over
- * that this node holds are arena games again (restore_game), and those
- * that ended here meanwhile are scored, as hub_arena_restore does; the
- * others are another node's: their ends are read (event_tick). */
+ * are found again (game_again); those another node holds: their ends are
+ * read (event_tick). */
 static void taken(struct hub *h, struct tourney_event *t)
 {
     struct event *e = EV(t);
 
-    for (size_t g = 0; g < e->ng; g++) {
-        struct game *gm = arena_game(e->a, (int)g)->over
-                              ? NULL
-                              : table_get(&h->games, e->gids[g]);
-        if (!gm)
-            continue;
-        restore_game(h, e, g, gm);
-        if (game_status(gm) == GAME_ENDED)
-            report_end(h, e, g, game_result(gm),
-                       game_ending(gm) == ENDING_NO_START, game_ply(gm),
-                       game_side_to_move(gm), hub_wall_ms(h));
-    }
+    for (size_t g = 0; g < e->ng; g++)
+        if (!arena_game(e->a, (int)g)->over)
+            game_again(h, e, g, false);
 }
 
 static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
@@ -1085,40 +900,9 @@ static void known_row(void *ctx, const char *id, int64_t seq,
         tourney_known(state(h), id);
 }
 
-int hub_tourney_known(struct hub *h)
+int hub_arena_known(struct hub *h)
 {
-    if (!state(h) || !tourney_clustered(h))
-        return 0;
-    return store_load_arena(h->store, known_row, h);
-}
-
-bool hub_event_here(struct hub *h, const char *eid)
-{
-    struct tourney_director *d = state(h);
-    struct tourney_event *e = d ? tourney_find(d, eid) : NULL;
-
-    return e && e->lease_until > 0 && tourney_directs(h, e);
-}
-
-/* An arena game's start (tourney_announce) on another node: p's
- * connections here hear it. */
-static void told(struct hub *h, struct player *p, const char *payload,
-                 size_t len, int64_t now)
-{
-    char *text = malloc(len + 1);
-    struct msgbuf *b;
-
-    (void)h;
-    (void)now;
-    if (!text)
-        return;
-    memcpy(text, payload, len);
-    text[len] = '\0';
-    if ((b = msgbuf_take(text)) != NULL) { /* (its own connections) */
-        for (size_t i = 0; i < p->nconns; i++)
-            hub_session_send(p->conns[i], b, 0);
-        msgbuf_unref(b);
-    }
+    return state(h) ? store_load_arena(h->store, known_row, h) : 0;
 }
 
 static void told_all(struct hub *h, const char *payload, size_t len,
@@ -1141,7 +925,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_ARENA_LIST, do_list, false},
     {PROTO_T_ARENA_WATCH, do_watch, false},
     {PROTO_T_ARENA_UNWATCH, do_watch, false},
-    {PROTO_T_BERSERK, do_berserk, true},
+    {PROTO_T_BERSERK, arena_do_berserk, true},
     {PROTO_T_ARENA_START, do_schedule, false},
     {PROTO_T_ARENA_TERMINATE, do_schedule, false},
     {PROTO_T_NONE, NULL, false},
@@ -1154,7 +938,7 @@ const struct hub_module hub_arena_module = {
     .session_closed = session_closed,
     .game_ended = game_ended,
     .tell_tag = ARENA_TELL,
-    .told = told,
+    .told = tourney_told,
     .told_all = told_all,
     .commands = commands,
 };

@@ -47,5 +47,10 @@ struct tourney_director;
  * their module has none. Loop thread. */
 struct tourney_director *hub_arena_director(struct hub *h);
 struct tourney_director *hub_swiss_director(struct hub *h);
+/* A node of a cluster at start: the events of each director's journal
+ * that may not have finished are known (tourney_known): 0, or -1 on a
+ * database error (hub_tourney_known). */
+int hub_arena_known(struct hub *h);
+int hub_swiss_known(struct hub *h);
 
 #endif

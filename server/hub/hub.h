@@ -185,9 +185,9 @@ void hub_free(struct hub *h);
 /* Restores the live games of a previous run from the store. Returns how
  * many, or -1 on a database error. */
 int hub_restore(struct hub *h, int64_t now);
-/* A node of a cluster at start: the arenas of the journal that may not
- * have finished are known (not directed): each tick takes over those no
- * node directs (a whole cluster restarted). 0, or -1 on a database
+/* A node of a cluster at start: the arenas and Swiss events of the
+ * journals that may not have finished are known (not directed): each
+ * tick takes over those no node directs (a whole cluster restarted). 0, or -1 on a database
  * error. Reads at once: at start only. */
 int hub_tourney_known(struct hub *h);
 /* Reads the rated games of the last day from the store, for the count

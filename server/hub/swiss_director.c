@@ -11,7 +11,7 @@
  * the creator says), and each next one once every game of the last has
  * ended and the interval has run, unless the organiser paused the event:
  * the round is paired by the Dutch engine off the loop, on the
- * director's worker thread (lib/workers.h), over a copy of the event
+ * director's worker thread (swiss_pairing.c), over a copy of the event
  * (tour_copy). The answer comes back to the loop (the module's wake),
  * which journals the round and starts its games through hub_start_game,
  * unless a call was applied to the event since the copy (a withdrawal, a
@@ -42,15 +42,17 @@
  *   finish T              (no round can be paired: the event ends)
  *
  * A board whose game was not started before a kill -9 is started at the
- * next tick. A node of a cluster directs no event (no_tournaments). Only
- * the event-loop thread calls it.
+ * next tick. In a cluster one node directs an event under a lease, as an
+ * arena's (tourney_cluster.c, tourney_node.c; docs/cluster.md
+ * "Tournaments in a cluster"); what the Swiss events add to it (their
+ * draw rule on any node that hosts one of their games) is in
+ * swiss_cluster.c. Only the event-loop thread calls it.
  */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hub/http.h"
 #include "hub/arena_director.h"
@@ -62,7 +64,6 @@
 #include "lib/log.h"
 #include "lib/workers.h"
 #include "strcopy.h"
-#include "sysclock.h"
 #include "tour.h"
 
 /* Events one player may have open, finished events listed; the bytes of a round's boards in one journal row (of at most
@@ -71,40 +72,20 @@
 #define SWISS_FINISHED_LISTED 50
 #define SWISS_ROW_BYTES (STORE_ARENA_CALL_MAX - 32)
 
-/* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
-#define SWISS_DRAW_FROM_PLY 60
 /* The games one turn of the loop starts at most: a round of 1,000
  * players starts its 500 (each game's start, its state rendered and
  * sent, about 70 us unloaded) over 25 turns, other connections served
  * between them (docs/performance.md). */
 #define SWISS_STARTS_PER_TURN 20
 
-extern const struct hub_module hub_swiss_module;
-
-/* The module's state: the events, and the worker that pairs them. */
-struct swiss_director {
-    struct tourney_director *d;
-    struct workers *pool;
-    struct hub_alarm *more; /* the next turn's starts (start_more) */
-    int delay_ms;           /* tests: each pairing waits so long */
-};
-
-/* A round to pair, on the worker: a copy of the event's state in, the
- * boards (or why none) out. */
-struct pair_job {
-    struct workers_job link;
-    char id[PROTO_KEY_MAX + 1];
-    unsigned gen; /* the event's when copied */
-    int delay_ms;
-    struct tour t;
-    struct tour_board *b;
-    int n, rc;
-    int64_t us, cpu_us; /* the pairing's time on the worker, its CPU */
-};
+struct swiss_director *swiss_director_of(struct hub *h)
+{
+    return hub_module_state(h, &hub_swiss_module);
+}
 
 static struct tourney_director *state(struct hub *h)
 {
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
+    struct swiss_director *sd = swiss_director_of(h);
 
     return sd ? sd->d : NULL;
 }
@@ -144,9 +125,15 @@ static void event_free(struct swiss_tourney *e)
 static int journal(struct hub *h, struct swiss_tourney *e, const char *line,
                    int64_t wall)
 {
-    uint64_t seq = store_put_swiss(h->store, e->head.id, e->head.next_call,
-                                   line, wall);
+    uint64_t seq;
 
+    if (!tourney_directs(h, &e->head)) { /* (a cluster: not sure now) */
+        log_warn("event=swiss_call_refused swiss=%s why=no_lease",
+                 e->head.id);
+        return -1;
+    }
+    seq = store_put_swiss(h->store, e->head.id, e->head.next_call, line,
+                          wall);
     if (!seq) {
         log_error("event=swiss_journal_full swiss=%s", e->head.id);
         return -1;
@@ -268,12 +255,20 @@ static int apply(struct swiss_tourney *e, const char *line)
 int swiss_call(struct hub *h, struct swiss_tourney *e, const char *line,
                int64_t wall)
 {
+    bool open = !e->head.finished;
+
     if (journal(h, e, line, wall) < 0)
         return -1;
     if (apply(e, line) < 0) {
         log_error("event=swiss_call_refused swiss=%s call=\"%.80s\"",
                   e->head.id, line);
         return -1;
+    }
+    if (open && e->head.finished) { /* (ticked no more: the other nodes
+                                        told now, its lease released) */
+        e->head.relay = true;
+        tourney_relay(state(h), &e->head, wall);
+        tourney_release(state(h), &e->head);
     }
     return 0;
 }
@@ -357,8 +352,8 @@ static char *render_page(const struct tourney_event *e, int64_t wall,
                                   NULL, NULL);
 }
 
-static void push_standings(struct hub *h, struct swiss_tourney *e,
-                           int64_t wall)
+void swiss_push_standings(struct hub *h, struct swiss_tourney *e,
+                          int64_t wall)
 {
     tourney_push_pages(h, &e->head, wall, render_page);
 }
@@ -415,151 +410,25 @@ bool swiss_start_boards(struct hub *h, struct swiss_tourney *e, int64_t wall)
                     return false;
                 /* +1 ms: a later turn, the connections' input read between */
                 hub_alarm_arm(h, sd->more, hub_now_ms(h) + 1);
+                tourney_relay(state(h), &e->head, wall);
                 return true;
             }
             refused |= !start_board(h, e, k, wall);
+            /* (the other nodes learn its games at once: a handover's
+             * new host forbids their early draw offers: mark_games) */
+            e->head.relay = true;
         }
+    tourney_relay(state(h), &e->head, wall);
     return false;
-}
-
-/* One turn of e's round start since its pairing, begun at t0: the loop's
- * longest and the turns are logged once no part is left (more false). */
-static void round_turn(struct swiss_tourney *e, int64_t t0, bool more)
-{
-    int64_t us = sysclock_us(CLOCK_MONOTONIC) - t0;
-
-    e->turns++;
-    if (us > e->turn_max_us)
-        e->turn_max_us = us;
-    if (more)
-        return;
-    log_info("event=swiss_round_started swiss=%s round=%d turns=%d "
-             "max_turn_us=%" PRId64,
-             e->head.id, e->t.rounds, e->turns, e->turn_max_us);
-    e->turns = 0;
-    e->turn_max_us = 0;
-}
-
-/* The next turn's part of the rounds being started. */
-static void start_more(void *arg)
-{
-    struct hub *h = arg;
-    struct tourney_director *d = state(h);
-
-    for (size_t i = 0; i < d->n; i++) {
-        struct swiss_tourney *e = EV(d->ev[i]);
-        int64_t t0 = sysclock_us(CLOCK_MONOTONIC);
-        bool more = swiss_start_boards(h, e, hub_wall_ms(h));
-        if (e->turns) /* (one since a pairing: measured) */
-            round_turn(e, t0, more);
-    }
-}
-
-/* ---- the pairing, off the loop ------------------------------------------ */
-
-static struct pair_job *job_of(struct workers_job *link)
-{
-    return workers_container(link, struct pair_job, link);
-}
-
-/* The worker's run: pairs the copy. */
-static void job_run(void *ctx, struct workers_job *link)
-{
-    struct pair_job *j = job_of(link);
-    int present = 0;
-    int64_t t0;
-
-    (void)ctx;
-    if (j->delay_ms > 0)
-        nanosleep(&(struct timespec){j->delay_ms / 1000,
-                                     j->delay_ms % 1000 * 1000000L},
-                  NULL);
-    t0 = sysclock_us(CLOCK_MONOTONIC);
-    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < j->t.np; i++)
-        present += !j->t.p[i].withdrawn;
-    j->rc = present < 2 ? TOUR_UNPAIRABLE : tour_pair(&j->t, &j->b, &j->n);
-    j->us = sysclock_us(CLOCK_MONOTONIC) - t0;
-    j->cpu_us = sysclock_us(CLOCK_THREAD_CPUTIME_ID) - j->cpu_us;
-}
-
-static void job_release(void *ctx, struct workers_job *link)
-{
-    struct pair_job *j = job_of(link);
-
-    (void)ctx;
-    tour_free(&j->t);
-    free(j->b);
-    free(j);
-}
-
-/* Sends e's next round to the worker; e->pairing while it is out. */
-static void pair_round(struct hub *h, struct swiss_tourney *e)
-{
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
-    struct pair_job *j = calloc(1, sizeof *j);
-
-    if (!j || tour_copy(&j->t, &e->t) != TOUR_OK) {
-        free(j);
-        log_error("event=swiss_pair_refused swiss=%s why=memory", e->head.id);
-        return;
-    }
-    strcopy(j->id, sizeof j->id, e->head.id);
-    j->gen = e->gen;
-    j->delay_ms = sd->delay_ms;
-    if (workers_submit(sd->pool, &j->link) < 0) { /* (released) */
-        log_error("event=swiss_pair_refused swiss=%s why=queue", e->head.id);
-        return;
-    }
-    e->pairing = true;
-}
-
-/* The loop takes a pairing back: journals it, or the event's end when no
- * round can be paired; a pairing of a state changed since is dropped
- * (the tick pairs again). */
-static void pair_answer(void *arg, struct workers_job *link)
-{
-    struct hub *h = arg;
-    struct pair_job *j = job_of(link);
-    struct swiss_tourney *e = (struct swiss_tourney *)tourney_find(state(h),
-                                                                   j->id);
-    int64_t wall = hub_wall_ms(h), t0 = sysclock_us(CLOCK_MONOTONIC);
-    char line[64];
-
-    if (!e)
-        return;
-    e->pairing = false;
-    log_info("event=swiss_paired swiss=%s round=%d players=%d ms=%" PRId64
-             " cpu_ms=%" PRId64 " used=%d",
-             e->head.id, e->t.rounds + 1, j->t.np, j->us / 1000,
-             j->cpu_us / 1000, j->gen == e->gen && !e->head.finished);
-    if (j->gen != e->gen || e->head.finished || h->shutting_down ||
-        j->rc == TOUR_ENOMEM)
-        return;
-    if (j->rc != TOUR_OK) {
-        snprintf(line, sizeof line, "finish %" PRId64, wall);
-        log_info("event=swiss_finished swiss=%s rounds=%d", e->head.id,
-                 e->t.rounds);
-        swiss_call(h, e, line, wall);
-    } else if (swiss_journal_round(h, e, j->b, j->n, wall) == 0) {
-        bool more = swiss_start_boards(h, e, wall); /* (its first part) */
-        push_standings(h, e, wall);
-        round_turn(e, t0, more);
-        return;
-    }
-    push_standings(h, e, wall); /* (a finished event is ticked no more) */
-}
-
-static void wake(struct hub *h)
-{
-    struct swiss_director *sd = hub_module_state(h, &hub_swiss_module);
-
-    if (sd)
-        workers_collect(sd->pool, pair_answer, h);
 }
 
 static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
 {
+    /* (in a cluster, a game another node hosts: its end is read) */
+    for (size_t k = 0; tourney_clustered(h) && k < e->ng; k++)
+        if (e->gids[k][0] && !e->t.b[k].result &&
+            !table_get(&h->games, e->gids[k]))
+            tourney_read_end(state(h), &e->head, e->gids[k], k);
     if (e->start_ms < 0 || wall < e->start_ms || h->shutting_down ||
         e->paused || e->pairing)
         goto push;
@@ -571,44 +440,27 @@ static void event_tick(struct hub *h, struct swiss_tourney *e, int64_t wall)
             snprintf(line, sizeof line, "finish %" PRId64, wall);
             swiss_call(h, e, line, wall);
         } else {
-            pair_round(h, e);
+            swiss_pair_round(h, e);
         }
     }
 push:
     if (e->head.dirty)
-        push_standings(h, e, wall);
+        swiss_push_standings(h, e, wall);
 }
 
 /* ---- commands ----------------------------------------------------------- */
 
-static void do_create(struct session *s, const struct proto_msg *m,
-                      int64_t now)
+/* Creates s's event id (within the caps: do_create). */
+static void create(struct session *s, const struct proto_msg *m,
+                   const char *id)
 {
     struct hub *h = s->hub;
     struct tourney_director *d = state(h);
     int64_t wall = hub_wall_ms(h);
-    char id[PROTO_KEY_MAX + 1], line[192 + TOURNEY_ENTRY_TEXT_MAX];
+    char line[192 + TOURNEY_ENTRY_TEXT_MAX];
     char options[TOURNEY_ENTRY_TEXT_MAX];
     struct swiss_tourney *e;
 
-    (void)now;
-    if (!tourney_may_create(s, m, false))
-        return;
-    if (tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss ||
-        tourney_open(d, s->player->pid) >= SWISS_EVENTS_PER_CREATOR) {
-        hub_send_error(s, PROTO_EVENTS_FULL,
-                       tourney_open(d, NULL) >= (size_t)h->cfg.max_swiss
-                           ? "the server holds as many open Swiss "
-                             "tournaments as it may"
-                           : "you have created as many open tournaments as "
-                             "one player may",
-                       &m->id);
-        return;
-    }
-    if (ids_random(id, 6) < 0) {
-        hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
-        return;
-    }
     tourney_entry_format(&m->entry, options, sizeof options);
     snprintf(line, sizeof line, "new %d %d %d %" PRId64 " %d %u %s %s%s",
              m->clock.initial_s, m->clock.increment_s, m->rounds,
@@ -620,13 +472,16 @@ static void do_create(struct session *s, const struct proto_msg *m,
              s->player->pid, m->name, options);
     if (!(e = event_new(id, line)) || tourney_add(d, &e->head) < 0) {
         event_free(e);
+        tourney_count_drop(d, id, s->player->pid);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
     }
     e->head.next_call = 0;
+    tourney_lease_new(d, &e->head);
     if (journal(h, e, line, wall) < 0) {
         d->n--;
         event_free(e);
+        tourney_count_drop(d, id, s->player->pid);
         hub_send_error(s, PROTO_RATE_LIMITED, "the server is busy", &m->id);
         return;
     }
@@ -635,19 +490,27 @@ static void do_create(struct session *s, const struct proto_msg *m,
                  json_pack("{s:s,s:o}", "t", "swiss_created", "swiss",
                            swiss_summary(e, wall)),
                  &m->id, e->head.seq);
-    tourney_arm(h, d);
+    tourney_created(d, &e->head, wall);
+}
+
+static void do_create(struct session *s, const struct proto_msg *m,
+                      int64_t now)
+{
+    (void)now;
+    if (tourney_may_create(s, m))
+        tourney_create_counted(
+            state(s->hub), s, m, (size_t)s->hub->cfg.max_swiss,
+            SWISS_EVENTS_PER_CREATOR,
+            "the server holds as many open Swiss tournaments as it may",
+            create);
 }
 
 struct swiss_tourney *swiss_tourney_of(struct session *s,
                                        const struct proto_msg *m)
 {
-    struct swiss_tourney *e = EV(tourney_find(state(s->hub), m->event));
+    struct swiss_tourney *e = EV(tourney_event_of(state(s->hub), s, m));
 
-    if (!e)
-        hub_send_error(s, PROTO_NO_SUCH_EVENT, "no tournament has that id",
-                       &m->id);
-    else if (e->head.finished && m->type != PROTO_T_SWISS_WATCH &&
-             m->type != PROTO_T_SWISS_TRF) {
+    if (e && e->head.finished && !tourney_reads(m->type)) {
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
         return NULL;
     }
@@ -665,7 +528,7 @@ void swiss_answer_call(struct session *s, const struct proto_msg *m,
     tourney_send(s, json_pack("{s:s,s:s}", "t", reply, "event", e->head.id),
                  &m->id, e->head.seq);
     if (e->head.finished) /* (ticked no more) */
-        push_standings(s->hub, e, hub_wall_ms(s->hub));
+        swiss_push_standings(s->hub, e, hub_wall_ms(s->hub));
 }
 
 static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
@@ -695,6 +558,10 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                        &m->id);
         return;
     }
+    /* another node's player (a cluster): his facts (ratings, games)
+     * are read here first, then the join runs again (as arena_join) */
+    if (!s->conn && !hub_facts_want(s, m, NULL, 0, 0))
+        return;
     if (e->pairing) { /* (the round is paired without him: he waits) */
         snprintf(line, sizeof line,
                  "round %d is being paired: join again when its pairings "
@@ -787,11 +654,15 @@ static void do_watch(struct session *s, const struct proto_msg *m,
         tourney_unwatch(d, s);
         return;
     }
+    if (!tourney_find(d, m->event) && tourney_watch_copy(d, s, m))
+        return;
     if (!(e = swiss_tourney_of(s, m)))
         return;
+    /* (another node's connection, sent on here: answered, not kept as
+     * a watcher; its node's relay pushes the first page) */
     if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), m->page,
                                         s->player->pid, &m->id)) ||
-        tourney_watch(d, &e->head, s, m->page) < 0) {
+        (s->conn && tourney_watch(d, &e->head, s, m->page) < 0)) {
         free(text);
         hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
         return;
@@ -843,9 +714,9 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
 /* Journals board k's end: r after the game; no_start, the side to move
  * never made his first move: he loses by forfeit and is withdrawn (he may
  * rejoin). An aborted game is lost by forfeit by the side to move. */
-static void report_end(struct hub *h, struct swiss_tourney *e, size_t k,
-                       enum ending_result r, bool no_start, int to_move,
-                       int64_t at)
+void swiss_report_end(struct hub *h, struct swiss_tourney *e, size_t k,
+                      enum ending_result r, bool no_start, int to_move,
+                      int64_t at)
 {
     char line[96];
     char res;
@@ -874,9 +745,9 @@ static void game_ended(struct hub *h, struct game *g)
         struct swiss_tourney *e = EV(d->ev[i]);
         for (size_t k = e->ng; !e->head.finished && k-- > 0;)
             if (!strcmp(e->gids[k], game_gid(g)) && !e->t.b[k].result) {
-                report_end(h, e, k, game_result(g),
-                           game_ending(g) == ENDING_NO_START,
-                           game_side_to_move(g), hub_wall_ms(h));
+                swiss_report_end(h, e, k, game_result(g),
+                                 game_ending(g) == ENDING_NO_START,
+                                 game_side_to_move(g), hub_wall_ms(h));
                 return;
             }
     }
@@ -884,7 +755,7 @@ static void game_ended(struct hub *h, struct game *g)
 
 static void session_closed(struct hub *h, struct session *s)
 {
-    tourney_unwatch(state(h), s);
+    tourney_closed(state(h), s);
 }
 
 static struct tourney_event *make(const char *id, const char *line)
@@ -907,6 +778,40 @@ static void replay_row(void *ctx, const char *id, int64_t seq,
                   seq);
 }
 
+/* e's board k, whose game gid has no result yet, after a restart or a
+ * takeover: its game in memory is a Swiss game again (no draw offers
+ * before move 30), or scored when it ended meanwhile; one not in memory
+ * ended while its end was not journaled (a kill between the two
+ * writes): read now (stored), or by the tick (a cluster's takeover:
+ * another node may host it). */
+static void board_again(struct hub *h, struct swiss_tourney *e, size_t k,
+                        bool stored)
+{
+    struct game *gm = table_get(&h->games, e->gids[k]);
+    enum ending_result r;
+    bool no_start;
+    int plies, to_move;
+    int64_t at;
+
+    if (!gm && stored &&
+        tourney_stored_end(h, e->gids[k], &r, &no_start, &plies, &to_move,
+                           &at))
+        swiss_report_end(h, e, k, r, no_start, to_move, at);
+    else if (gm && game_status(gm) == GAME_ENDED)
+        swiss_report_end(h, e, k, game_result(gm),
+                         game_ending(gm) == ENDING_NO_START,
+                         game_side_to_move(gm), hub_wall_ms(h));
+    else if (gm)
+        game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
+}
+
+void swiss_games_again(struct hub *h, struct swiss_tourney *e, bool stored)
+{
+    for (size_t k = 0; k < e->ng && !e->head.finished; k++)
+        if (e->gids[k][0] && !e->t.b[k].result)
+            board_again(h, e, k, stored);
+}
+
 int hub_swiss_restore(struct hub *h)
 {
     struct tourney_director *d = state(h);
@@ -917,28 +822,8 @@ int hub_swiss_restore(struct hub *h)
     if (store_load_swiss(h->store, replay_row, h) < 0)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct swiss_tourney *e = EV(d->ev[i]);
-        for (size_t k = 0; k < e->ng && !e->head.finished; k++) {
-            struct game *gm;
-            enum ending_result r;
-            bool no_start;
-            int plies, to_move;
-            int64_t at;
-            if (!e->gids[k][0] || e->t.b[k].result)
-                continue;
-            if (!(gm = table_get(&h->games, e->gids[k]))) {
-                if (tourney_stored_end(h, e->gids[k], &r, &no_start, &plies,
-                                       &to_move, &at))
-                    report_end(h, e, k, r, no_start, to_move, at);
-            } else if (game_status(gm) == GAME_ENDED) {
-                report_end(h, e, k, game_result(gm),
-                           game_ending(gm) == ENDING_NO_START,
-                           game_side_to_move(gm), hub_wall_ms(h));
-            } else {
-                game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
-            }
-        }
-        open += !e->head.finished;
+        swiss_games_again(h, EV(d->ev[i]), true);
+        open += !d->ev[i]->finished;
     }
     log_info("event=swiss_restored events=%zu open=%zu", d->n, open);
     if (open)
@@ -965,14 +850,15 @@ static int init(struct hub *h)
     if (!sd)
         return -1;
     sd->delay_ms = h->cfg.swiss_pair_delay_ms;
+    table_init(&sd->known);
     sd->d = tourney_director_new(h, tick_event, free_event);
-    sd->more = hub_alarm_new(h, start_more, h);
-    sd->pool = workers_start(&(struct workers_conf){
-        .threads = 1,
-        .cap = (size_t)(h->cfg.max_swiss > 0 ? h->cfg.max_swiss : 1),
-        .wake = h->env.wake,
-        .run = job_run,
-        .release = job_release});
+    if (sd->d) {
+        sd->d->load = store_load_swiss;
+        sd->d->replay_row = replay_row;
+        swiss_cluster_init(sd->d);
+    }
+    sd->more = hub_alarm_new(h, swiss_start_more, h);
+    sd->pool = swiss_pairing_start(h);
     if (!sd->d || !sd->pool || !sd->more) {
         hub_alarm_free(h, sd->more);
         tourney_director_free(h, sd->d);
@@ -991,6 +877,9 @@ static void director_free(struct hub *h)
     if (!sd)
         return;
     workers_stop(sd->pool); /* (the pairing being run ends first) */
+    for (size_t i = 0; i < sd->known.cap; i++)
+        free(sd->known.slots[i].value); /* (NULL in free slots) */
+    table_clear(&sd->known);
     hub_alarm_free(h, sd->more);
     tourney_director_free(h, sd->d);
     free(sd);
@@ -1018,8 +907,11 @@ const struct hub_module hub_swiss_module = {
     .name = "swiss",
     .init = init,
     .free = director_free,
-    .wake = wake,
+    .wake = swiss_wake,
     .session_closed = session_closed,
     .game_ended = game_ended,
+    .game_hosted = swiss_game_hosted,
+    .tell_tag = SWISS_TELL,
+    .told_all = swiss_told_all,
     .commands = commands,
 };

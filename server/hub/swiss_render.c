@@ -14,7 +14,6 @@
 #include "tour.h"
 
 /* Standings rows shown (the ranked first). */
-#define SWISS_STANDINGS_SHOWN 200
 
 static const char *event_status(const struct swiss_tourney *e, int64_t wall)
 {

@@ -18,6 +18,29 @@
 #include "hub/tourney.h"
 #include "tour.h"
 
+/* No draw by agreement before move 30 (lichess's Swiss rule: 60 plies). */
+#define SWISS_DRAW_FROM_PLY 60
+/* The tag of a Swiss event's standings relayed to the other nodes of a
+ * cluster (module.h's tell_tag; tourney_cluster.c). */
+#define SWISS_TELL 'W'
+
+extern const struct hub_module hub_swiss_module;
+
+/* The module's state: the events, and the worker that pairs them. */
+struct swiss_director {
+    struct tourney_director *d;
+    struct workers *pool;
+    struct hub_alarm *more; /* the next turn's starts (start_more) */
+    int delay_ms;           /* tests: each pairing waits so long */
+    /* A node of a cluster at start: the games of the last round of each
+     * open event of the journal (GID -> its malloc'ed copy), Swiss
+     * games when this node adopts them before any relay names them */
+    struct table known;
+};
+
+/* The module's state (NULL while it has none). */
+struct swiss_director *swiss_director_of(struct hub *h);
+
 struct swiss_entrant {
     char pid[PROTO_KEY_MAX + 1];
     char name[PROTO_NAME_MAX + 1];
@@ -88,9 +111,44 @@ void swiss_do_remove(struct session *s, const struct proto_msg *m,
 void swiss_do_terminate(struct session *s, const struct proto_msg *m,
                         int64_t now);
 
+/* Journals board k's end: r after the game; no_start: the side to move
+ * never made his first move (a forfeit, and he is withdrawn). */
+void swiss_report_end(struct hub *h, struct swiss_tourney *e, size_t k,
+                      enum ending_result r, bool no_start, int to_move,
+                      int64_t at);
+/* e's boards whose games have no result, after a restart (stored: the
+ * ends of those not in memory read now) or a takeover (read by the
+ * tick): those in memory are Swiss games again, or scored. */
+void swiss_games_again(struct hub *h, struct swiss_tourney *e, bool stored);
+
+/* Pushes e's standings to its watchers (tourney_push_pages). */
+void swiss_push_standings(struct hub *h, struct swiss_tourney *e,
+                          int64_t wall);
+
+/* swiss_pairing.c: the director's worker (one thread, max_swiss jobs at
+ * most), NULL when out of memory; e's next round sent to it
+ * (e->pairing while it is out); the module's wake (its answers taken
+ * back: a round journaled and its first games started, or the event's
+ * end); the alarm's next part of the rounds being started. */
+struct workers *swiss_pairing_start(struct hub *h);
+void swiss_pair_round(struct hub *h, struct swiss_tourney *e);
+void swiss_wake(struct hub *h);
+void swiss_start_more(void *arg);
+
+/* swiss_cluster.c: d's hooks in a cluster (tourney.h's standings, tag,
+ * taken, ended). */
+void swiss_cluster_init(struct tourney_director *d);
+/* swiss_cluster.c: the module's game_hosted and told_all (module.h). */
+void swiss_game_hosted(struct hub *h, struct game *g, int64_t now);
+void swiss_told_all(struct hub *h, const char *payload, size_t len,
+                    int64_t now);
+
 /* swiss_render.c: e's summary at wall (swiss_list's, swiss_created's):
  * a new reference, NULL when out of memory. */
 json_t *swiss_summary(const struct swiss_tourney *e, int64_t wall);
+
+/* The rows of a standings page 0 (a relay's, in a cluster). */
+#define SWISS_STANDINGS_SHOWN 200
 
 /* swiss_render.c: e's swiss_standings message with id (NULL: a push),
  * malloc'ed (the caller frees); NULL when out of memory. The ranked

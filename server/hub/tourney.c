@@ -61,18 +61,13 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
     msgbuf_unref(b);
 }
 
-bool tourney_may_create(struct session *s, const struct proto_msg *m,
-                        bool clustered)
+bool tourney_may_create(struct session *s, const struct proto_msg *m)
 {
     struct hub *h = s->hub;
-    bool alone = h->router.ops == &hub_local_router;
 
-    if ((!alone && !clustered) || h->cfg.arena_create == 0) {
+    if (h->cfg.arena_create == 0) {
         hub_send_error(s, PROTO_NO_TOURNAMENTS,
-                       !alone && !clustered
-                           ? "a node of a cluster runs no tournaments"
-                           : "this server runs no tournaments",
-                       &m->id);
+                       "this server runs no tournaments", &m->id);
         return false;
     }
     if (h->cfg.arena_create == 1 && !s->player->account) {

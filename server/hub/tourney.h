@@ -72,16 +72,13 @@ struct tourney_director {
     struct hub *hub;
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
     void (*free_event)(struct tourney_event *e);
-    /* In a cluster: e's first standings page (malloc'ed; NULL when out
-     * of memory) for the other nodes' watchers (standings NULL:
-     * page(e, wall, 0)), its relay's tag, and the copies of the other
-     * nodes' events (heads only). */
-    char *(*standings)(const struct tourney_event *e, int64_t wall);
+    /* In a cluster: the relay's tag, and the copies of the other nodes'
+     * events (heads only). */
     char tag;
-    /* A page's render (page 0: the first relay's, when standings is
-     * NULL; else its PROTO_STANDINGS_PAGE rows, as pushed to the
-     * director's own watchers of it), and the pages the first
-     * relay holds (its rows / PROTO_STANDINGS_PAGE: a watcher of a page
+    /* A page's render, malloc'ed (NULL when out of memory): page 0 the
+     * first relay's, for the other nodes' watchers; else its
+     * PROTO_STANDINGS_PAGE rows, as pushed to the director's own
+     * watchers of it; and the pages the first relay holds (its rows / PROTO_STANDINGS_PAGE: a watcher of a page
      * beyond them is pushed that page's relay instead). */
     char *(*page)(const struct tourney_event *e, int64_t wall, int page);
     int shown_pages;
@@ -171,10 +168,8 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
 
 /* True when s may create an event by the operator's policy
  * (arena_create) and m's clock; else sends the error (no_tournaments
- * when off, or on a node of a cluster unless clustered: the director
- * can direct under a lease; needs_account, bad_clock). */
-bool tourney_may_create(struct session *s, const struct proto_msg *m,
-                        bool clustered);
+ * when off, needs_account, bad_clock). */
+bool tourney_may_create(struct session *s, const struct proto_msg *m);
 
 /* ---- in a cluster (tourney_cluster.c; docs/cluster.md "Tournaments in
  * a cluster") ---- */
@@ -278,6 +273,39 @@ void tourney_count_drop(struct tourney_director *d, const char *id,
 /* s closes: it watches nothing of d's, and a creation of its waiting for
  * the count is made by nobody. */
 void tourney_closed(struct tourney_director *d, struct session *s);
+
+/* ---- the same on any node (tourney_node.c) ---- */
+
+/* The event m->event that this node directs, or NULL with the answer
+ * sent: busy while its lease is in doubt; m sent on to the node that
+ * directs it (a cluster); else no_such_event. */
+struct tourney_event *tourney_event_of(struct tourney_director *d,
+                                       struct session *s,
+                                       const struct proto_msg *m);
+/* True when a command of type t only reads an event (answered for an
+ * event over too). */
+bool tourney_reads(enum proto_type t);
+/* s watches another node's event m->event, whose relay this node heard:
+ * the relay's bytes from now on (its first page, or the far page s
+ * asked for), and the director's answer (the page asked for, with "me") at
+ * once; an event over is answered here from its last standings; a copy
+ * not heard yet (known at start) is watched, m sent on. False when this
+ * node has no copy of it (the caller sends m on). */
+bool tourney_watch_copy(struct tourney_director *d, struct session *s,
+                        const struct proto_msg *m);
+/* A new event e, before its first journal row: in a cluster, its own
+ * for now (its id is nobody else's). */
+void tourney_lease_new(struct tourney_director *d, struct tourney_event *e);
+/* e created and journaled: its lease asked, the other nodes told, the
+ * tick armed. */
+void tourney_created(struct tourney_director *d, struct tourney_event *e,
+                     int64_t wall);
+
+/* A tournament game's start (tourney_announce, tag ARENA_TELL: the
+ * arena module's told, for both directors) on another node: player p's
+ * connections here get the payload's bytes. */
+void tourney_told(struct hub *h, struct player *p, const char *payload,
+                  size_t len, int64_t now);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
  * operator's role, as p's facts read at login have it). */

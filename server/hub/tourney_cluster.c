@@ -128,7 +128,7 @@ void tourney_relay(struct tourney_director *d, struct tourney_event *e,
     if (!tourney_clustered(h) || !h->router.ops->tell_all ||
         (!e->relay && now - e->relayed_at < TOURNEY_RELAY_MS))
         return;
-    if (!(text = d->standings ? d->standings(e, wall) : d->page(e, wall, 0)))
+    if (!(text = d->page(e, wall, 0)))
         return;
     relay_text(d, e->id, 0, text);
     e->relay = false;
@@ -414,7 +414,7 @@ bool tourney_forward(struct tourney_director *d, struct session *s,
 
     if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
         return false;
-    if (r && r->finished && m->type != PROTO_T_ARENA_WATCH) {
+    if (r && r->finished && !tourney_reads(m->type)) {
         /* (its director may be gone: an event over changes no more) */
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
         return true;

@@ -44,7 +44,8 @@ def pair_with_cli(trf):
             lines[1:1 + int(lines[0])]]
 
 
-@not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
+@not_in_cluster("one server's kills and test clock (in a cluster: "
+                "ClusterSwissTest, test_tourney_kill)")
 class SwissTest(FreshServerTest):
     def round_games(self, players, w, event, rnd):
         """Round rnd as watcher w sees it paired, and its swiss_game
@@ -420,12 +421,176 @@ class SwissTest(FreshServerTest):
         self.assertEqual(st["next_ms"], st["start_ms"])
 
 
-@unittest.skipUnless(CLUSTER, "a cluster's refusal")
+@unittest.skipUnless(CLUSTER, "a cluster's Swiss")
 class ClusterSwissTest(FreshServerTest):
-    def test_a_cluster_refuses_swiss(self):
-        c = self.client(self.server(OPEN))
-        err = c.request({"t": "swiss_create", "name": "X", "clock": CLOCK,
-                         "rounds": 3}, "error")
-        self.assertEqual(err["code"], "no_tournaments")
-        self.assertEqual(c.request({"t": "swiss_list"}, "swiss_list")
-                         ["events"], [])
+    watch_until = SwissTest.watch_until
+
+    def retry(self, c, msg, t):
+        """c's request msg, sent again while the cluster answers busy (a
+        director killed, not taken over yet) or knows no such event."""
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                return c.request(msg, t)
+            except AssertionError:
+                self.assertLess(time.monotonic(), deadline, "no %s" % t)
+                time.sleep(0.3)
+
+    def test_every_command_from_another_node(self):
+        """An event created on node 0 is directed there; the organiser
+        (the same account on node 1) and the players on node 1 run every
+        Swiss command through node 0 (sent on: cmd:E), node 1 lists it
+        and pushes its standings (the relay), and a Swiss game hosted on
+        node 0 keeps its draw rule for node 1's players."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, rounds=2)
+        srv.pin(1)
+        org1 = self.client(srv, token=org.token)
+        a, b, c, d, w = (self.client(srv) for _ in range(5))
+        deadline = time.monotonic() + 10
+        while not any(e["event"] == ev for e in w.request(
+                {"t": "swiss_list"}, "swiss_list")["events"]):
+            self.assertLess(time.monotonic(), deadline, "not listed on 1")
+            time.sleep(0.2)
+        for p in (a, b, c, d):
+            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        self.assertEqual(a.request({"t": "swiss_join", "event": ev},
+                                   "error")["code"], "already_joined")
+        st = d.request({"t": "swiss_watch", "event": ev, "page": 1},
+                       "swiss_standings")
+        self.assertEqual((st["page"], st["me"]["id"]), (1, d.pid))
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        d.request({"t": "swiss_withdraw", "event": ev}, "swiss_withdrawn")
+        d.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        self.assertEqual(b.request({"t": "swiss_pause", "event": ev},
+                                   "error")["code"], "not_organiser")
+        org1.request({"t": "swiss_forbid", "event": ev,
+                      "pairs": [[a.pid, b.pid]]}, "swiss_forbidden")
+        org1.request({"t": "swiss_remove", "event": ev, "to": d.pid},
+                     "swiss_removed")
+        self.assertEqual(d.request({"t": "swiss_join", "event": ev},
+                                   "error")["code"], "removed")
+        org1.request({"t": "swiss_pause", "event": ev}, "swiss_paused")
+        org1.request({"t": "swiss_resume", "event": ev}, "swiss_resumed")
+        err = org1.request({"t": "swiss_pair", "event": ev,
+                            "pairs": [[a.pid, b.pid], [c.pid, None]]},
+                           "error")
+        self.assertEqual(err["code"], "bad_pairings")
+        self.assertEqual(org1.request(
+            {"t": "swiss_pair", "event": ev,
+             "pairs": [[a.pid, c.pid], [b.pid, None]]},
+            "swiss_paired")["round"], 1)
+        org1.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        gid = a.expect("swiss_game", event=ev, round=1)["game"]
+        self.assertEqual(c.expect("swiss_game", event=ev)["game"], gid)
+        a.expect("game_start", game=gid)
+        a.send({"t": "draw_offer", "game": gid})
+        a.expect_error("draw_too_early")
+        self.assertIn("XXR 2", w.request({"t": "swiss_trf", "event": ev},
+                                         "swiss_trf")["trf"])
+        c.send({"t": "resign", "game": gid})
+        st = self.watch_until(w, ev, lambda s: s["pairings"][0]["result"]
+                              == "1-0")
+        points = {r["id"]: r["points"] for r in st["standings"]}
+        self.assertEqual((points[a.pid], points[c.pid]), (1, 0))
+        org1.request({"t": "swiss_terminate", "event": ev},
+                     "swiss_terminated")
+        self.watch_until(w, ev, lambda s: s["status"] == "finished")
+        self.assertEqual(a.request({"t": "swiss_join", "event": ev},
+                                   "error")["code"], "event_over")
+        # (an event over answered from the copy here: the last standings)
+        self.assertEqual(a.request({"t": "swiss_watch", "event": ev},
+                                   "swiss_standings")["me"]["id"], a.pid)
+
+    def test_a_join_from_another_node_has_the_players_rating(self):
+        """An account on node 1 joins an event node 0 directs: the
+        director reads his facts first (his bullet rating, written to
+        the database after his login), as arena_join does."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        ev = create(self.client(srv))
+        srv.pin(1)
+        rita = self.client(srv, name="rita")
+        r = rita.request({"t": "register", "username": "rita",
+                          "password": "correct horse battery"},
+                         "registered")
+        srv.sql("INSERT INTO ratings (pid, category, rating, rd, "
+                "volatility, games, wins, draws, losses, last_ms) VALUES "
+                "(?, 'bullet', 1700, 60, 0.06, 30, 15, 0, 15, 1)",
+                r["player"]["id"])
+        rita.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        me = rita.request({"t": "swiss_watch", "event": ev},
+                          "swiss_standings")["me"]
+        self.assertEqual((me["id"], me["rating"]), (r["player"]["id"], 1700))
+
+    def test_a_game_handed_over_keeps_the_draw_rule(self):
+        """The director stopped (SIGTERM): its Swiss game is handed to
+        node 1, where its players are, and keeps no draw offers before
+        move 30; node 1 takes the event over and scores the game's end
+        there."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, rounds=1)
+        srv.pin(1)
+        a, b, w = self.client(srv), self.client(srv), self.client(srv)
+        for c in (a, b):
+            c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        gid = a.expect("swiss_game", event=ev, round=1)["game"]
+        b.expect("swiss_game", event=ev, game=gid)
+        self.assertEqual(srv.host_of(gid), 0)
+        self.assertEqual(srv.nodes[0].terminate(), 0)
+        self.assertEqual(srv.host_of(gid), 1)
+        self.retry(a, {"t": "sync", "game": gid}, "state")
+        a.send({"t": "draw_offer", "game": gid})
+        a.expect_error("draw_too_early")
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        st = self.retry(w, {"t": "swiss_watch", "event": ev},
+                        "swiss_standings")
+        if st["status"] != "finished":
+            st = self.watch_until(w, ev, lambda s: s["status"] ==
+                                  "finished")
+        points = {r["id"]: r["points"] for r in st["standings"]}
+        self.assertEqual((points[a.pid], points[b.pid]), (1, 0))
+
+    def test_a_whole_cluster_killed_a_swiss_goes_on(self):
+        """Every node killed and started again: a node takes over the
+        Swiss nobody directs (known from the journal at its start), its
+        round's game is adopted as a Swiss game (no draw offer before
+        move 30), and once it ends its result counts (and the event
+        finishes: two players cannot meet twice)."""
+        srv = self.server(OPEN, nodes=2)
+        srv.pin(0)
+        org, a = self.client(srv), self.client(srv)
+        srv.pin(1)
+        b = self.client(srv)
+        ev = create(org, rounds=2)
+        for c in (a, b):
+            c.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        gid = a.expect("swiss_game", event=ev, round=1)["game"]
+        b.expect("swiss_game", event=ev, game=gid)
+        for n in srv.nodes:
+            n.kill()
+        for i in range(2):
+            srv.restart_node(i)
+        srv.pin(1)
+        a2, b2, w = (self.client(srv, token=a.token),
+                     self.client(srv, token=b.token), self.client(srv))
+        st = self.retry(w, {"t": "swiss_watch", "event": ev},
+                        "swiss_standings")
+        self.assertEqual((st["round"], st["pairings"][0]["game"]),
+                         (1, gid))
+        a2.expect("state", timeout=20, game=gid)  # (adopted)
+        a2.send({"t": "draw_offer", "game": gid})
+        a2.expect_error("draw_too_early")
+        b2.send({"t": "resign", "game": gid})
+        a2.expect("game_end", game=gid)
+        st = self.watch_until(w, ev, lambda s: s["status"] == "finished")
+        self.assertIsNotNone(st["pairings"][0]["result"])
+        points = {r["id"]: r["points"] for r in st["standings"]}
+        self.assertEqual((points[a.pid], points[b.pid]), (1, 0))

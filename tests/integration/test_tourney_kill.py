@@ -22,9 +22,10 @@ real time never reaches a tick), each step taken once every game of the
 last one has ended, so every tick sees all 40 players waiting. A Swiss
 round is paired from the results alone."""
 import time
+import unittest
 
-from harness import FreshServerTest, Server, not_in_cluster, pg_drop, \
-    write_json
+from harness import CLUSTER, FreshServerTest, Server, not_in_cluster, \
+    pg_drop, write_json
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}
@@ -314,3 +315,107 @@ class TourneyKillTest(FreshServerTest):
         results = {e[2] for r in straight[1] for e in r[-1]}
         self.assertEqual(results, {"1", "0", "="})
 
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's Swiss")
+class ClusterSwissKillTest(FreshServerTest):
+    """The same Swiss of 30 over 7 rounds on a cluster of three nodes:
+    the organiser on node 0, which directs it (its lease), the players
+    and the watcher on nodes 1 and 2; run straight, then with node 0
+    killed (kill -9) in the middle of round 4: another node takes the
+    event over from the journal, the round's games (hosted on node 0)
+    are adopted by nodes 1 and 2, keep no draw offers before move 30,
+    and end there; the new director reads their ends from the store.
+    Pairings, results and standings equal the straight run's."""
+    play_out = TourneyKillTest.play_out
+    repeat = TourneyKillTest.repeat
+    watch_until = TourneyKillTest.watch_until
+    journal = TourneyKillTest.journal
+
+    def sync_adopted(self, c, gid):
+        """c's sync of gid, whose host was killed: asked again while the
+        cluster answers busy (its adoption), until its state comes."""
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                return c.request({"t": "sync", "game": gid}, "state")
+            except AssertionError:  # (busy while it is adopted)
+                self.assertLess(time.monotonic(), deadline, "not adopted")
+                time.sleep(0.3)
+
+    def swiss_run(self, kill_round):
+        srv = self.server(OPEN, nodes=3, env={
+            "CHESS_TEST_CLOCK_MS": "0", "CHESS_TEST_EVENT_SEED": SEED,
+            "CHESS_TEST_TOURNEY_TICK_MS": "200"})
+        srv.pin(0)
+        org = self.client(srv)
+        ev = org.request({"t": "swiss_create", "name": "Kill",
+                          "clock": CLOCK, "rounds": 7, "interval_s": 0},
+                         "swiss_created")["swiss"]["event"]
+        ps = []
+        for i in range(30):
+            srv.pin(1 + i % 2)
+            ps.append(self.client(srv))
+            # (sent on to node 0: joined in this order)
+            ps[-1].request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        index = {p.pid: i for i, p in enumerate(ps)}
+        srv.pin(1)
+        w = self.client(srv)
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        for rnd in range(1, 8):
+            st = self.watch_until(w, "swiss_standings", ev,
+                                  lambda s: s["round"] == rnd)
+            boards = sorted((b["game"], index[b["white"]],
+                             index[b["black"]]) for b in st["pairings"])
+            self.assertEqual(len(boards), 15)
+            for gid, wi, bi in boards:
+                for c in (ps[wi], ps[bi]):
+                    c.expect("swiss_game", event=ev, game=gid)
+                    c.expect("game_start", game=gid)
+            done = boards
+            if rnd == kill_round:
+                done, rest = boards[:7], boards[7:]
+            self.play_out(ps, done, swiss=True)
+            if rnd != kill_round:
+                continue
+            st = self.watch_until(w, "swiss_standings", ev, lambda s: sum(
+                b["result"] is not None for b in s["pairings"]) == 7)
+            before = swiss_state(st, index)
+            srv.nodes[0].kill()
+            gid, wi, bi = rest[0]
+            for g, x, _ in rest:
+                self.sync_adopted(ps[x], g)
+            # an adopted Swiss game: no draw offer before move 30
+            ps[wi].send({"t": "draw_offer", "game": gid})
+            ps[wi].expect_error("draw_too_early")
+            self.play_out(ps, rest, swiss=True)
+            st = self.watch_until(w, "swiss_standings", ev, lambda s: all(
+                b["result"] is not None for b in s["pairings"]))
+            self.assertIn("event=tourney_taken_over event=" + ev,
+                          srv.nodes[1].log_text() +
+                          srv.nodes[2].log_text())
+            # the state at the kill, and the round's other results
+            rows, at, played = swiss_state(st, index)
+            self.assertEqual(at, before[1])
+            self.assertEqual([b[:3] for b in played],
+                             [b[:3] for b in before[2]])
+        st = self.watch_until(w, "swiss_standings", ev,
+                              lambda s: s["status"] == "finished")
+        rows = swiss_state(st, index)[0]
+        rounds = []
+        for call in self.journal(srv, "swiss_calls", ev):
+            f = call.split()
+            if f[0] == "pair":  # pair T W B W B ...
+                rounds.append([tuple(f[2:]), set()])
+            elif f[0] == "end":  # end K RESULT T
+                rounds[-1][1].add((int(f[1]), f[2]))
+        self.assertEqual(len(rounds), 7)
+        return [(b, sorted(e)) for b, e in rounds], rows
+
+    def test_swiss_30_players_7_rounds_director_killed(self):
+        straight = self.swiss_run(None)
+        killed = self.swiss_run(4)
+        self.assertEqual(killed[0], straight[0])  # pairings and results
+        self.assertEqual(killed[1], straight[1])  # the standings
+        self.assertGreater(len({r[3] for r in straight[1]}), 4)
