@@ -651,6 +651,8 @@ static int modules_init(struct hub *h)
 {
     for (size_t i = 0; hub_modules[i]; i++) {
         const struct hub_module *m = hub_modules[i];
+        for (size_t j = 0; m->tell_tag && j < i; j++)
+            assert(hub_modules[j]->tell_tag != m->tell_tag); /* (told once) */
         for (const struct hub_command *c = m->commands; c && c->type; c++) {
             assert(c->type < PROTO_T_COUNT && c->run);
             assert(!h->commands[c->type]); /* (one module's each) */

@@ -74,7 +74,7 @@ struct hub_module {
     void (*game_left)(struct hub *h, struct game *g, const char *pid);
     /* Another node told player p this module's payload (router.h's
      * tell, with tag): its connections here hear it. */
-    char tell_tag; /* 0: it tells nothing */
+    char tell_tag; /* 0: it tells nothing; else no other module's */
     void (*told)(struct hub *h, struct player *p, const char *payload,
                  size_t len, int64_t now);
     /* Another node told every node this module's payload (router.h's

@@ -44,7 +44,7 @@
 
 /* The tag of this module's tells (module.h): "+PID\tNAME\tAT_MS" (a
  * block) or "-PID" (an unblock) of the told player. */
-#define RELATION_TELL 'B'
+#define RELATION_TELL 'K'
 
 /* A report made here in the last day, not yet surely seen by a read. */
 struct made {
