@@ -436,6 +436,34 @@ class ClusterSwissTest(FreshServerTest):
                 self.assertLess(time.monotonic(), deadline, "no %s" % t)
                 time.sleep(0.3)
 
+    def test_the_caps_count_the_clusters_events(self):
+        """max_swiss and the 2 events per creator hold across the nodes
+        (counted in Redis, as the arena's): a creator's third event on a
+        third node is refused, and so is the cluster's fourth of 3 on any
+        node; a terminated event gives its count back."""
+        srv = self.server({**OPEN, "max_swiss": 3}, nodes=3)
+        srv.pin(0)
+        a = self.client(srv)
+        srv.pin(1)
+        a1, b = self.client(srv, token=a.token), self.client(srv)
+        srv.pin(2)
+        a2, c = self.client(srv, token=a.token), self.client(srv)
+        ev = create(a, start_in_s=600)
+        create(a1, start_in_s=600)
+        ask = {"t": "swiss_create", "name": "Club", "clock": CLOCK,
+               "rounds": 3, "start_in_s": 600}
+        err = a2.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "you have created as many open tournaments as one player may"))
+        create(b, start_in_s=600)
+        err = c.request(ask, "error")
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full",
+            "the server holds as many open Swiss tournaments as it may"))
+        a.request({"t": "swiss_terminate", "event": ev}, "swiss_terminated")
+        self.retry(c, ask, "swiss_created")  # (events_full until it is over)
+
     def test_every_command_from_another_node(self):
         """An event created on node 0 is directed there; the organiser
         (the same account on node 1) and the players on node 1 run every

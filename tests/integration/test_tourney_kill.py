@@ -21,11 +21,12 @@ the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
 real time never reaches a tick), each step taken once every game of the
 last one has ended, so every tick sees all 40 players waiting. A Swiss
 round is paired from the results alone."""
+import socket
 import time
 import unittest
 
-from harness import CLUSTER, FreshServerTest, Server, not_in_cluster, \
-    pg_drop, write_json
+from harness import CLUSTER, WAIT, FreshServerTest, Server, \
+    not_in_cluster, pg_drop, write_json
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}
@@ -328,9 +329,52 @@ class ClusterSwissKillTest(FreshServerTest):
     and end there; the new director reads their ends from the store.
     Pairings, results and standings equal the straight run's."""
     play_out = TourneyKillTest.play_out
-    repeat = TourneyKillTest.repeat
     watch_until = TourneyKillTest.watch_until
     journal = TourneyKillTest.journal
+
+    @staticmethod
+    def reached(c, gid, ply, timeout=WAIT):
+        """Waits until c knows gid's ply: its `moved`, or a `state` at that
+        ply or later. A connection whose node follows an adopted game
+        again gets its `state` (docs/cluster.md): a move made before
+        that comes in the state, not as a `moved` (CI once)."""
+        def moved(m):
+            return m.get("t") == "moved" and m.get("game") == gid and \
+                m.get("ply") == ply
+
+        def state(m):  # (kept: it may answer later plies too)
+            return m.get("t") == "state" and m.get("game") == gid and \
+                m.get("ply", 0) >= ply
+        for i, m in enumerate(c.backlog):
+            if moved(m):
+                c.backlog.pop(i)
+                return
+            if state(m):
+                return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                m = c._next(max(0.01, deadline - time.monotonic()))
+            except socket.timeout:
+                continue
+            if moved(m):
+                return
+            c.backlog.append(m)
+            if state(m):
+                return
+        raise AssertionError("%s: ply %d not reached" % (gid, ply))
+
+    def repeat(self, ps, boards):
+        """TourneyKillTest.repeat, each ply awaited by reached()."""
+        for ply, uci in enumerate(REPEAT):
+            for gid, wi, bi in boards:
+                ps[(wi, bi)[ply % 2]].move(gid, uci, ply)
+            for gid, wi, bi in boards:
+                self.reached(ps[wi], gid, ply + 1)
+                self.reached(ps[bi], gid, ply + 1)
+        for gid, wi, bi in boards:
+            ps[bi].send({"t": "draw_claim", "game": gid,
+                         "uci": REPEAT_CLAIM, "ply": len(REPEAT)})
 
     def sync_adopted(self, c, gid):
         """c's sync of gid, whose host was killed: asked again while the
