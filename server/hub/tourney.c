@@ -3,6 +3,7 @@
  */
 #include "hub/tourney.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +231,18 @@ void tourney_director_free(struct hub *h, struct tourney_director *d)
         d->dead = true;
     else
         free(d);
+}
+
+bool tourney_answered(struct tourney_director *d, void *ask)
+{
+    assert(d->asks > 0);
+    d->asks--;
+    if (!d->dead)
+        return true;
+    free(ask);
+    if (!d->asks)
+        free(d);
+    return false;
 }
 
 void tourney_arm(struct hub *h, struct tourney_director *d)

@@ -104,6 +104,11 @@ struct tourney_director {
     bool dead;   /* freed: the last answer frees it */
 };
 
+/* An answer to one of d's asks came (d->asks one less): false when d
+ * was freed meanwhile (the ask's own record, ask, freed too, and d with
+ * the last answer): the caller returns at once. */
+bool tourney_answered(struct tourney_director *d, void *ask);
+
 /* A director ticking each of its events not finished every second with
  * tick_event (wall: hub_wall_ms); NULL when out of memory. */
 struct tourney_director *tourney_director_new(

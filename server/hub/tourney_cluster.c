@@ -34,13 +34,8 @@ static void on_lease(void *arg, long rc, const char *text, size_t len)
 
     (void)text;
     (void)len;
-    d->asks--;
-    if (d->dead) { /* (freed meanwhile: the last answer frees it) */
-        if (!d->asks)
-            free(d);
-        free(a);
+    if (!tourney_answered(d, a))
         return;
-    }
     if (!a->release && (e = tourney_find(d, a->id)) != NULL) {
         e->lease_asked = false;
         /* it surely lasts a third less than asked (the answer's trip) */
@@ -447,13 +442,8 @@ static void on_present(void *arg, long rc, const char *text, size_t len)
 
     (void)text;
     (void)len;
-    d->asks--;
-    if (d->dead) {
-        free(p);
-        if (!d->asks)
-            free(d);
+    if (!tourney_answered(d, p))
         return;
-    }
     p->asked = false;
     if (rc >= 0)
         p->nodes = (int)rc;
@@ -610,13 +600,8 @@ static void on_take(void *arg, long rc, const char *text, size_t len)
 
     (void)text;
     (void)len;
-    d->asks--;
-    if (d->dead) {
-        if (!d->asks)
-            free(d);
-        free(a);
+    if (!tourney_answered(d, a))
         return;
-    }
     copy = tourney_remote(d, a->id);
     if (copy)
         copy->taking = false;

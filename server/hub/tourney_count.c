@@ -78,13 +78,8 @@ static void on_count(void *arg, long rc, const char *text, size_t len)
 
     (void)text;
     (void)len;
-    d->asks--;
-    if (d->dead) { /* (freed meanwhile: the last answer frees it) */
-        if (!d->asks)
-            free(d);
-        free(c);
+    if (!tourney_answered(d, c))
         return;
-    }
     for (pp = &d->counting; *pp && *pp != c; pp = &(*pp)->next)
         ;
     if (*pp)

@@ -43,6 +43,42 @@ def standing(st, pid):
     return next(r for r in st["standings"] if r["id"] == pid)
 
 
+def caps_across_the_cluster(t, settings, kind, ask, full):
+    """Test t's check of the caps on open events on three nodes (settings
+    cap the cluster at 3): a creator's third event, on a third node, is
+    refused, and so is the cluster's fourth on any node (msg full); an
+    event terminated gives its count back. kind: arena or swiss, ask its
+    create command."""
+    def create(c):
+        return c.request(ask, kind + "_created")[kind]["event"]
+
+    srv = t.server(settings, nodes=3)
+    srv.pin(0)
+    a = t.client(srv)
+    srv.pin(1)
+    a1, b = t.client(srv, token=a.token), t.client(srv)
+    srv.pin(2)
+    a2, c = t.client(srv, token=a.token), t.client(srv)
+    ev = create(a)
+    create(a1)
+    err = a2.request(ask, "error")
+    t.assertEqual((err["code"], err["msg"]), (
+        "events_full",
+        "you have created as many open tournaments as one player may"))
+    create(b)
+    err = c.request(ask, "error")
+    t.assertEqual((err["code"], err["msg"]), ("events_full", full))
+    a.request({"t": kind + "_terminate", "event": ev}, kind + "_terminated")
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            create(c)
+            break
+        except AssertionError:  # (events_full until it is over)
+            t.assertLess(time.monotonic(), deadline, "not given back")
+            time.sleep(0.3)
+
+
 @not_in_cluster("a node of a cluster runs no tournaments (docs/cluster.md)")
 class ArenaTest(FreshServerTest):
     def players(self, srv, n=2, event=None):
@@ -570,38 +606,12 @@ class ClusterArenaTest(FreshServerTest):
 
     def test_the_caps_count_the_clusters_events(self):
         """max_arenas and the 2 events per creator hold across the nodes
-        (counted in Redis): a creator's third event on a third node is
-        refused, and so is the cluster's fourth of 3 on any node; an
-        event over gives its count back."""
-        srv = self.server({**OPEN, "max_arenas": 3}, nodes=3)
-        srv.pin(0)
-        a = self.client(srv)
-        srv.pin(1)
-        a1, b = self.client(srv, token=a.token), self.client(srv)
-        srv.pin(2)
-        a2, c = self.client(srv, token=a.token), self.client(srv)
-        ev = create(a, start_in_s=600)
-        create(a1, start_in_s=600)
-        ask = {"t": "arena_create", "name": "Blitz", "clock": CLOCK,
-               "duration_s": 60, "start_in_s": 600}
-        err = a2.request(ask, "error")
-        self.assertEqual((err["code"], err["msg"]), (
-            "events_full",
-            "you have created as many open tournaments as one player may"))
-        create(b, start_in_s=600)
-        err = c.request(ask, "error")
-        self.assertEqual((err["code"], err["msg"]), (
-            "events_full",
-            "the server holds as many open tournaments as it may"))
-        a.request({"t": "arena_terminate", "event": ev}, "arena_terminated")
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                c.request(ask, "arena_created")
-                break
-            except AssertionError:  # (events_full until it is over)
-                self.assertLess(time.monotonic(), deadline, "not given back")
-                time.sleep(0.3)
+        (counted in Redis)."""
+        caps_across_the_cluster(
+            self, {**OPEN, "max_arenas": 3}, "arena",
+            {"t": "arena_create", "name": "Blitz", "clock": CLOCK,
+             "duration_s": 60, "start_in_s": 600},
+            "the server holds as many open tournaments as it may")
 
     def test_an_events_room_is_the_clusters(self):
         """An event's chat room spans the nodes: a line said by a watcher

@@ -16,6 +16,7 @@ import time
 import unittest
 
 from harness import CLUSTER, SERVER, FreshServerTest, not_in_cluster
+from test_arena import caps_across_the_cluster
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -438,31 +439,12 @@ class ClusterSwissTest(FreshServerTest):
 
     def test_the_caps_count_the_clusters_events(self):
         """max_swiss and the 2 events per creator hold across the nodes
-        (counted in Redis, as the arena's): a creator's third event on a
-        third node is refused, and so is the cluster's fourth of 3 on any
-        node; a terminated event gives its count back."""
-        srv = self.server({**OPEN, "max_swiss": 3}, nodes=3)
-        srv.pin(0)
-        a = self.client(srv)
-        srv.pin(1)
-        a1, b = self.client(srv, token=a.token), self.client(srv)
-        srv.pin(2)
-        a2, c = self.client(srv, token=a.token), self.client(srv)
-        ev = create(a, start_in_s=600)
-        create(a1, start_in_s=600)
-        ask = {"t": "swiss_create", "name": "Club", "clock": CLOCK,
-               "rounds": 3, "start_in_s": 600}
-        err = a2.request(ask, "error")
-        self.assertEqual((err["code"], err["msg"]), (
-            "events_full",
-            "you have created as many open tournaments as one player may"))
-        create(b, start_in_s=600)
-        err = c.request(ask, "error")
-        self.assertEqual((err["code"], err["msg"]), (
-            "events_full",
-            "the server holds as many open Swiss tournaments as it may"))
-        a.request({"t": "swiss_terminate", "event": ev}, "swiss_terminated")
-        self.retry(c, ask, "swiss_created")  # (events_full until it is over)
+        (counted in Redis, as the arena's)."""
+        caps_across_the_cluster(
+            self, {**OPEN, "max_swiss": 3}, "swiss",
+            {"t": "swiss_create", "name": "Club", "clock": CLOCK,
+             "rounds": 3, "start_in_s": 600},
+            "the server holds as many open Swiss tournaments as it may")
 
     def test_every_command_from_another_node(self):
         """An event created on node 0 is directed there; the organiser
