@@ -293,7 +293,11 @@ class TourneyKillTest(FreshServerTest):
                 self.play_out(ps, rest, swiss=True)
         st = self.watch_until(w, "swiss_standings", ev,
                               lambda s: s["status"] == "finished")
-        rows = swiss_state(st, index)[0]
+        return self.swiss_rounds(srv, ev), swiss_state(st, index)[0]
+
+    def swiss_rounds(self, srv, ev):
+        """ev's 7 rounds from its journal: each round's pairs (by id, as
+        journaled) and its ends (board, result) sorted."""
         rounds = []
         for call in self.journal(srv, "swiss_calls", ev):
             f = call.split()
@@ -305,7 +309,7 @@ class TourneyKillTest(FreshServerTest):
                 self.assertIn(f[0], ("new", "join", "start", "game",
                                      "finish"), call)
         self.assertEqual(len(rounds), 7)
-        return [(b, sorted(e)) for b, e in rounds], rows
+        return [(b, sorted(e)) for b, e in rounds]
 
     def test_swiss_30_players_7_rounds_kill_in_the_middle(self):
         straight = self.swiss_run(None)
@@ -331,6 +335,7 @@ class ClusterSwissKillTest(FreshServerTest):
     play_out = TourneyKillTest.play_out
     watch_until = TourneyKillTest.watch_until
     journal = TourneyKillTest.journal
+    swiss_rounds = TourneyKillTest.swiss_rounds
 
     @staticmethod
     def reached(c, gid, ply, timeout=WAIT):
@@ -446,16 +451,7 @@ class ClusterSwissKillTest(FreshServerTest):
                              [b[:3] for b in before[2]])
         st = self.watch_until(w, "swiss_standings", ev,
                               lambda s: s["status"] == "finished")
-        rows = swiss_state(st, index)[0]
-        rounds = []
-        for call in self.journal(srv, "swiss_calls", ev):
-            f = call.split()
-            if f[0] == "pair":  # pair T W B W B ...
-                rounds.append([tuple(f[2:]), set()])
-            elif f[0] == "end":  # end K RESULT T
-                rounds[-1][1].add((int(f[1]), f[2]))
-        self.assertEqual(len(rounds), 7)
-        return [(b, sorted(e)) for b, e in rounds], rows
+        return self.swiss_rounds(srv, ev), swiss_state(st, index)[0]
 
     def test_swiss_30_players_7_rounds_director_killed(self):
         straight = self.swiss_run(None)
