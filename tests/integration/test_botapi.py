@@ -10,6 +10,7 @@ stream and actions too, relayed from the node that hosts the game."""
 import json
 import random
 import re
+import signal
 import socket
 import time
 
@@ -755,6 +756,34 @@ class BotApiTest(FreshServerTest):
             self.assertEqual(st["status"], "started")
         for s in (ga, gb):
             s.close()
+
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_a_post_its_host_does_not_answer_is_504(self):
+        """The game's host paused (SIGSTOP): a POST on another node gets
+        its 504 at the 5 s deadline (PROTOCOL.md), an answer given
+        later, not a connection closed under it (libwebsockets has limits
+        of its own on a request it has not answered)."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        n = srv.nodes
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
+        host = srv.host_of(gid)
+        edge = [i for i in range(len(n)) if i != host][0]
+        for c, uci in ((a, "e2e4"), (b, "e7e5")):  # (stored: the game's row)
+            self.assertEqual(post(n[edge].port, "/api/bot/game/%s/move/%s"
+                                  % (gid, uci), c.api), (200, {"ok": True}))
+        n[host].proc.send_signal(signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            got = post(n[edge].port, "/api/bot/game/%s/move/g1f3" % gid,
+                       a.api)
+            took = time.monotonic() - t0
+        finally:
+            n[host].proc.send_signal(signal.SIGCONT)
+        self.assertEqual(got, (504, {"error": "The node that hosts the "
+                                     "game did not answer in time"}))
+        self.assertGreater(took, 4.5)
 
     @not_in_cluster("one node's keep-alive timer: 7.5 s of test time, once is enough")
     def test_keepalive_line_every_7_s(self):
