@@ -582,7 +582,10 @@ static void test_clock_start(void)
  * CHESS_TEST_EVENT_SEED=N: every new tournament's seed is N (the same
  * colours in two runs). CHESS_TEST_TOURNEY_TICK_MS=N: the tournament
  * directors tick every N ms, so that a test's test_clock steps alone
- * tick them (tests/integration/test_tourney_kill.py). */
+ * tick them (tests/integration/test_tourney_kill.py).
+ * CHESS_TEST_SWISS_TRF_HOLD_MS=N: a Swiss director renders the TRF
+ * another node of a cluster asked for N ms after the ask, not at its
+ * next tick (hub/swiss_trf.c; tests/integration/test_swiss.py). */
 static long long test_env(const char *name)
 {
 #ifdef CHESS_TEST_CLOCK
@@ -643,6 +646,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
             "CHESS_TEST_ANALYSIS_COUNT_MS"),
         .event_seed = (uint64_t)test_env("CHESS_TEST_EVENT_SEED"),
         .tourney_tick_ms = test_env("CHESS_TEST_TOURNEY_TICK_MS"),
+        .swiss_trf_hold_ms = test_env("CHESS_TEST_SWISS_TRF_HOLD_MS"),
         .chat_guests = cfg->chat_guests != 0,
         .lobby_chat = cfg->lobby_chat != 0,
         .chat_per_min = cfg->chat_per_min,

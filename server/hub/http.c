@@ -581,7 +581,7 @@ static int route(struct hub *h, const char *path, const char *const *args,
         return api_game_pgn(h, path + 13, later, r);
     }
     if (!strncmp(path, "/api/swiss/", 11))
-        return hub_swiss_http(h, path + 11, r);
+        return hub_swiss_http(h, path + 11, later, r);
     return api_error(r, 404, "not_found");
 }
 

@@ -30,7 +30,7 @@ struct http_request {
 };
 
 struct http_reply {
-    int status;       /* 200, 400, 401, 404, 429, 500, 503; 0: later
+    int status;       /* 200, 400, 401, 404, 429, 500, 503, 504; 0: later
                    (http_handle) */
     const char *type; /* Content-Type */
     char *body;       /* malloc'ed; the caller frees */
@@ -55,7 +55,10 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
 void http_too_many(struct http_reply *r);
 
 /* GET /api/swiss/REST (REST: "EID/trf"; swiss_director.c): the event's
- * TRF into *r, or a 404 no_such_event. Returns 0. */
-int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r);
+ * TRF into *r, or a 404 no_such_event; in a cluster, another node's
+ * event known here is asked of its director (swiss_trf.c): r->status 0,
+ * answered later with `later`, or 503 trf_busy. Returns 0. */
+int hub_swiss_http(struct hub *h, const char *rest, uint64_t later,
+                   struct http_reply *r);
 
 #endif

@@ -172,6 +172,9 @@ struct hub_config {
      * the directors' tick period when not 0 (else TOURNEY_TICK_MS) */
     uint64_t event_seed;
     int64_t tourney_tick_ms;
+    /* tests only: a Swiss director renders a TRF another node asked for
+     * this long after the ask, not a tick (swiss_trf.c) */
+    int64_t swiss_trf_hold_ms;
 };
 
 /* Creates the hub over env (copied; env->store not owned). NULL when out

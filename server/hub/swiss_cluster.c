@@ -9,13 +9,15 @@
  * whole cluster's restart is a Swiss game's when this node's events,
  * the last relay of another node's event (its round's boards) or the
  * journal read at start (the last round of each open event) name it.
- * Only the event-loop thread calls it.
+ * The tells of a TRF asked over HTTP on another node than the director
+ * go to swiss_trf.c. Only the event-loop thread calls it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hub/swiss_tourney.h"
+#include "hub/swiss_trf.h"
 #include "lib/table.h"
 
 #define EV(t) ((struct swiss_tourney *)(t))
@@ -113,6 +115,8 @@ void swiss_told_all(struct hub *h, const char *payload, size_t len,
     char id[PROTO_KEY_MAX + 1];
 
     (void)now;
+    if (swiss_trf_told(h, payload, len)) /* (a TRF's ask or answer) */
+        return;
     if (!d || !nl || nl - payload > PROTO_KEY_MAX)
         return;
     tourney_relayed(d, payload, len);

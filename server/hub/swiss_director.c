@@ -6,7 +6,9 @@
  * It answers swiss_create, swiss_join, swiss_withdraw, swiss_start,
  * swiss_list, swiss_watch, swiss_unwatch and swiss_trf, and GET
  * /api/swiss/EID/trf (the organiser's commands: swiss_organiser.c; the
- * summary and standings as messages show them: swiss_render.c).
+ * summary and standings as messages show them: swiss_render.c; the TRF
+ * asked on a node of a cluster that does not direct the event:
+ * swiss_trf.c).
  * Every TOURNEY_TICK_MS it starts the first round at the start (or when
  * the creator says), and each next one once every game of the last has
  * ended and the interval has run, unless the organiser paused the event:
@@ -58,6 +60,7 @@
 #include "hub/arena_director.h"
 #include "hub/hub_internal.h"
 #include "hub/swiss_tourney.h"
+#include "hub/swiss_trf.h"
 #include "hub/tourney.h"
 #include "hub/tourney_entry.h"
 #include "lib/ids.h"
@@ -689,7 +692,8 @@ static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
     free(trf);
 }
 
-int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
+int hub_swiss_http(struct hub *h, const char *rest, uint64_t later,
+                   struct http_reply *r)
 {
     char id[PROTO_KEY_MAX + 1];
     size_t n = strcspn(rest, "/");
@@ -700,6 +704,11 @@ int hub_swiss_http(struct hub *h, const char *rest, struct http_reply *r)
         memcpy(id, rest, n);
         id[n] = '\0';
         e = d ? EV(tourney_find(d, id)) : NULL;
+        /* (another node's event, known here: asked of its director) */
+        if (!e && d && tourney_clustered(h) && tourney_remote(d, id)) {
+            swiss_trf_ask(h, id, later, r);
+            return 0;
+        }
     }
     r->type = e ? "text/plain; charset=utf-8" : "application/json";
     r->body = e ? tour_trf(&e->t, e->head.name, e->names)
@@ -858,8 +867,10 @@ static int init(struct hub *h)
         swiss_cluster_init(sd->d);
     }
     sd->more = hub_alarm_new(h, swiss_start_more, h);
+    sd->trf = swiss_trf_new(h);
     sd->pool = swiss_pairing_start(h);
-    if (!sd->d || !sd->pool || !sd->more) {
+    if (!sd->d || !sd->pool || !sd->more || !sd->trf) {
+        swiss_trf_free(h, sd->trf);
         hub_alarm_free(h, sd->more);
         tourney_director_free(h, sd->d);
         workers_stop(sd->pool);
@@ -880,6 +891,7 @@ static void director_free(struct hub *h)
     for (size_t i = 0; i < sd->known.cap; i++)
         free(sd->known.slots[i].value); /* (NULL in free slots) */
     table_clear(&sd->known);
+    swiss_trf_free(h, sd->trf);
     hub_alarm_free(h, sd->more);
     tourney_director_free(h, sd->d);
     free(sd);

@@ -36,6 +36,8 @@ struct swiss_director {
      * open event of the journal (GID -> its malloc'ed copy), Swiss
      * games when this node adopts them before any relay names them */
     struct table known;
+    /* GET /api/swiss/EID/trf asked of or by other nodes (swiss_trf.c) */
+    struct swiss_trf *trf;
 };
 
 /* The module's state (NULL while it has none). */

@@ -9,6 +9,8 @@ its live games and one between rounds pairs the next round after the
 restart; a round of 25 boards starts its games in two turns of the loop
 (20, then 5), each once and in the boards' order; bad input and the caps
 are refused and change nothing."""
+import concurrent.futures
+import json
 import os
 import subprocess
 import tempfile
@@ -422,9 +424,137 @@ class SwissTest(FreshServerTest):
         self.assertEqual(st["next_ms"], st["start_ms"])
 
 
+TRF_TYPE = "text/plain; charset=utf-8"
+# (the HTTP API's bucket of 127.0.0.1: the TRF tests ask dozens at once)
+TRF_OPEN = dict(OPEN, http_rate_per_s=1000, http_burst=1000)
+
+
 @unittest.skipUnless(CLUSTER, "a cluster's Swiss")
 class ClusterSwissTest(FreshServerTest):
     watch_until = SwissTest.watch_until
+    round_games = SwissTest.round_games
+    white_resigns = SwissTest.white_resigns
+
+    def listed(self, c, events):
+        """Waits until client c's node lists every one of events (its
+        director's relay heard there)."""
+        deadline = time.monotonic() + 10
+        while not set(events) <= {e["event"] for e in c.request(
+                {"t": "swiss_list"}, "swiss_list")["events"]}:
+            self.assertLess(time.monotonic(), deadline, "not listed")
+            time.sleep(0.2)
+
+    def trf_path(self, ev):
+        return "/api/swiss/%s/trf" % ev
+
+    def test_the_trf_from_any_node(self):
+        """GET /api/swiss/EID/trf on a node that does not direct the
+        event (asked of its director: swiss_trf.c) is the director's own
+        answer byte for byte, after two rounds played; an unknown event
+        is 404 on every node."""
+        srv = self.server(TRF_OPEN, nodes=3)
+        srv.pin(0)
+        org = self.client(srv)
+        ev = create(org, rounds=3)
+        ps = [self.client(srv) for _ in range(6)]
+        for p in ps:
+            p.request({"t": "swiss_join", "event": ev}, "swiss_joined")
+        w = self.client(srv)
+        w.request({"t": "swiss_watch", "event": ev}, "swiss_standings")
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        for rnd in (1, 2):
+            games, _ = self.round_games(ps, w, ev, rnd)
+            self.white_resigns(games)
+        # (round 3 paired: the TRF holds the two rounds played until its
+        # games end)
+        self.watch_until(w, ev, lambda s: s["round"] == 3 or
+                         s["status"] == "finished")
+        status, ctype, trf = srv.nodes[0].http(self.trf_path(ev))
+        self.assertEqual((status, ctype), (200, TRF_TYPE))
+        lines = [ln for ln in trf.decode().split("\n")
+                 if ln.startswith("001 ")]
+        self.assertEqual(len(lines), 6)
+        self.assertTrue(all(len(ln.split()) >= 11 for ln in lines))
+        srv.pin(1)
+        self.listed(self.client(srv), [ev])
+        srv.pin(2)
+        self.listed(self.client(srv), [ev])
+        for i in (1, 2, 1):
+            self.assertEqual(srv.nodes[i].http(self.trf_path(ev)),
+                             (200, TRF_TYPE, trf), "node %d" % i)
+        self.assertEqual(org.request({"t": "swiss_trf", "event": ev},
+                                     "swiss_trf")["trf"], trf.decode())
+        self.assertIn("event=swiss_trf_told swiss=%s nodes=1" % ev,
+                      srv.nodes[0].log_text())
+        for n in srv.nodes:
+            status, _, body = n.http(self.trf_path("NoSuchEvent1"))
+            self.assertEqual((status, json.loads(body)),
+                             (404, {"error": "no_such_event"}))
+
+    def test_the_trf_asks_held_are_capped(self):
+        """The director holds its renders 2.5 s (the test knob): node 1
+        holds 32 asks of an event and 64 in all; one more of that event,
+        or of a third, is 503 trf_busy at once (logged swiss_trf_full);
+        the held asks are all answered then, the director's bytes, one
+        render an event for them all."""
+        srv = self.server(TRF_OPEN, nodes=2,
+                          env={"CHESS_TEST_CLOCK_MS": "0",
+                               "CHESS_TEST_SWISS_TRF_HOLD_MS": "2500"})
+        srv.pin(0)
+        org, org2 = self.client(srv), self.client(srv)
+        evs = [create(org), create(org), create(org2)]
+        trfs = [srv.nodes[0].http(self.trf_path(ev))[2] for ev in evs]
+        srv.pin(1)
+        self.listed(self.client(srv), evs)
+        node1 = srv.nodes[1]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=70) as pool:
+            held = [pool.submit(node1.http, self.trf_path(evs[k]))
+                    for k in (0, 1) for _ in range(32)]
+            time.sleep(0.8)
+            self.assertFalse(any(f.done() for f in held), "not held")
+            for ev, why in ((evs[0], "event"), (evs[2], "node")):
+                t0 = time.monotonic()
+                status, ctype, body = node1.http(self.trf_path(ev))
+                self.assertLess(time.monotonic() - t0, 1)
+                self.assertEqual((status, json.loads(body)),
+                                 (503, {"error": "trf_busy"}))
+                self.assertIn("event=swiss_trf_full swiss=%s why=%s" %
+                              (ev, why), node1.log_text())
+            answers = [f.result() for f in held]
+        for i, a in enumerate(answers):
+            self.assertEqual(a, (200, TRF_TYPE, trfs[i // 32]))
+        log = srv.nodes[0].log_text()
+        for ev in evs[:2]:
+            self.assertEqual(log.count("event=swiss_trf_told swiss=%s " %
+                                       ev), 1)
+        # (room again: the third event's ask answered)
+        self.assertEqual(node1.http(self.trf_path(evs[2])),
+                         (200, TRF_TYPE, trfs[2]))
+
+    def test_a_trf_the_director_never_answers(self):
+        """A director that does not answer (it holds its renders past
+        4 s: the test knob) leaves node 1's ask 504 trf_timeout after
+        about 4 s (logged swiss_trf_timeout); node 1 serves on."""
+        srv = self.server(TRF_OPEN, nodes=2,
+                          env={"CHESS_TEST_CLOCK_MS": "0",
+                               "CHESS_TEST_SWISS_TRF_HOLD_MS": "60000"})
+        srv.pin(0)
+        ev = create(self.client(srv))
+        srv.pin(1)
+        c = self.client(srv)
+        self.listed(c, [ev])
+        t0 = time.monotonic()
+        status, ctype, body = srv.nodes[1].http(self.trf_path(ev))
+        took = time.monotonic() - t0
+        self.assertEqual((status, json.loads(body)),
+                         (504, {"error": "trf_timeout"}))
+        self.assertTrue(3.5 < took < 4.9, took)
+        self.assertIn("event=swiss_trf_timeout swiss=%s" % ev,
+                      srv.nodes[1].log_text())
+        self.assertEqual(srv.nodes[1].http_json("/healthz")[0], 200)
+        self.assertIn("XXR 3", c.request({"t": "swiss_trf", "event": ev},
+                                         "swiss_trf")["trf"])
+        self.assertNotIn("event=swiss_trf_told", srv.nodes[0].log_text())
 
     def retry(self, c, msg, t):
         """c's request msg, sent again while the cluster answers busy (a
