@@ -79,7 +79,8 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
             return -1;
         return snprintf(out, cap, "%c %s %s %" PRIu64 " %" PRId64 " %d %s %s",
                         envelope_letters[m->kind], m->node, m->inc, m->conn,
-                        m->rtt_ms, m->account ? 1 : 0, m->pid, m->name);
+                        m->rtt_ms, (m->account ? 1 : 0) | (m->moderator ? 2 : 0),
+                        m->pid, m->name);
     case CODEC_DELIVER:
     case CODEC_KILL:
         return m->nconns && proto_key_valid(m->to)
@@ -274,10 +275,11 @@ static int decode_command(struct span *t, int n, struct codec_msg *m,
     m->kind = (enum codec_kind)(k - envelope_letters);
     if (!key(t[1], m->node) || !key(t[2], m->inc) ||
         !number(t[3], &m->conn) || !signed_number(t[4], &m->rtt_ms) ||
-        !number(t[5], &acct) || acct > 1 || !key(t[6], m->pid) ||
+        !number(t[5], &acct) || acct > 3 || !key(t[6], m->pid) ||
         t[7].n > PROTO_NAME_MAX || !key(t[7], m->name))
         return fail(why, "a bad envelope field");
-    m->account = acct == 1;
+    m->account = acct & 1;
+    m->moderator = acct & 2;
     if (m->kind != CODEC_COMMAND && m->len)
         return fail(why, "a body after an envelope without one");
     return 0;

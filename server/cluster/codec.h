@@ -10,6 +10,8 @@
  *
  *   cmd:G     edge -> G's host        the envelope: K NODE INC CONN RTT
  *                                     ACCT PID NAME, then for M the body
+ *                                     (ACCT: 1 an account, +2 one with
+ *                                     the moderator's role)
  *     M  CODEC_COMMAND   a client message (JSON) about G
  *     A  CODEC_ATTACH    the connection follows G (its player's hello)
  *     Y  CODEC_RESYNC    ... again, and is sent G's state
@@ -93,6 +95,7 @@ struct codec_msg {
     uint64_t conn;
     int64_t rtt_ms;
     bool account;
+    bool moderator; /* the envelope's account has the moderator's role */
     int64_t epoch, wall_ms;
     char tag;              /* TOLD, ALL */
     char limit[CODEC_KEY]; /* LIMIT: the limit's name (its key: body) */

@@ -126,7 +126,8 @@ static void envelope(struct cluster *c, const struct fwd *f,
     *m = (struct codec_msg){.kind = f->kind,
                             .conn = edge_of(s)->id,
                             .rtt_ms = s->ops->rtt_ms(s),
-                            .account = p->account};
+                            .account = p->account,
+                            .moderator = hub_player_moderator(p)};
     snprintf(m->gid, sizeof m->gid, "%s", f->gid);
     snprintf(m->node, sizeof m->node, "%s", c->node);
     snprintf(m->inc, sizeof m->inc, "%s", c->inc);

@@ -350,6 +350,7 @@ static struct remote *remote_get(struct cluster *c, const struct codec_msg *m,
     if (rs) {
         rs->rtt_ms = m->rtt_ms;
         *out = rs->s->player;
+        (*out)->moderator_told = m->moderator;
         return rs;
     }
     p = hub_player_get(c->h, m->pid, m->name);
@@ -357,6 +358,7 @@ static struct remote *remote_get(struct cluster *c, const struct codec_msg *m,
         return NULL;
     if (m->account)
         p->account = true;
+    p->moderator_told = m->moderator;
     rs = calloc(1, sizeof *rs);
     if (!rs) {
         hub_player_release(c->h, p);

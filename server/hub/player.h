@@ -51,6 +51,10 @@ struct player {
     bool account;               /* registered (set from the store on hello and
                            login, or with its facts: a player restored
                            from a game's seat may not know yet) */
+    bool moderator_told; /* a node of the cluster said, in the envelope of
+                            its last command here, that the player is a
+                            moderator (cluster/host.c): its role where its
+                            facts are not read (tourney_organiser) */
     bool registering;   /* a register of the player's is being hashed */
     bool chat_off;      /* its settings say "chat":"off" (prefs.h): it gets no
                       chat line (chat.c) */
@@ -61,5 +65,9 @@ struct player {
 /* p has a connection here: a local one, or another node's mirrored
  * here. */
 bool hub_player_present(const struct player *p);
+
+/* p's account has the moderator's role: as its facts read here say, or
+ * as the node of its last command here said (moderator_told). */
+bool hub_player_moderator(const struct player *p);
 
 #endif

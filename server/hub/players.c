@@ -67,6 +67,11 @@ void hub_player_release(struct hub *h, struct player *p)
     free(p);
 }
 
+bool hub_player_moderator(const struct player *p)
+{
+    return (p->facts && p->facts->moderator) || p->moderator_told;
+}
+
 bool hub_player_present(const struct player *p)
 {
     return p->nconns + p->nremotes > 0;

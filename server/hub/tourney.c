@@ -391,5 +391,5 @@ int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
 
 bool tourney_organiser(const struct tourney_event *e, const struct player *p)
 {
-    return !strcmp(e->creator, p->pid) || (p->facts && p->facts->moderator);
+    return !strcmp(e->creator, p->pid) || hub_player_moderator(p);
 }

@@ -313,7 +313,8 @@ void tourney_told(struct hub *h, struct player *p, const char *payload,
                   size_t len, int64_t now);
 
 /* True when p may act as e's organiser: its creator, or a moderator (the
- * operator's role, as p's facts read at login have it). */
+ * operator's role, as p's facts read at login have it, or as the node of
+ * a command's connection said in its envelope: player.h). */
 bool tourney_organiser(const struct tourney_event *e, const struct player *p);
 
 /* p's rating for a base + inc clock as the player's facts have it,

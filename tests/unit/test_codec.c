@@ -57,6 +57,7 @@ START_TEST(envelopes_round_trip)
         if (k == CODEC_COMMAND) {
             m.body = json;
             m.len = strlen(json);
+            m.moderator = true; /* (ACCT 3) */
         }
         text = round_trip(&m, &d, channel, sizeof channel);
         ck_assert_str_eq(channel, "cmd:G-1_abc");
@@ -66,6 +67,7 @@ START_TEST(envelopes_round_trip)
         ck_assert_uint_eq(d.conn, 42);
         ck_assert_int_eq(d.rtt_ms, 37);
         ck_assert(d.account);
+        ck_assert(d.moderator == (k == CODEC_COMMAND));
         ck_assert_str_eq(d.pid, "P_7");
         ck_assert_str_eq(d.name, "Ann_B");
         if (k == CODEC_COMMAND) {
@@ -259,7 +261,7 @@ START_TEST(malformed_messages_are_refused)
         {"cmd:G1", "M n1 abc 3 0 1 p1 Ann x\n{}"}, /* one too many */
         {"cmd:G1", "M n1 a*c 3 0 1 p1 Ann\n{}"},   /* not a key */
         {"cmd:G1", "M n1 abc -3 0 1 p1 Ann\n{}"},  /* not a number */
-        {"cmd:G1", "M n1 abc 3 0 2 p1 Ann\n{}"},   /* ACCT not 0/1 */
+        {"cmd:G1", "M n1 abc 3 0 4 p1 Ann\n{}"},   /* ACCT not 0 to 3 */
         {"cmd:G1", "A n1 abc 3 0 1 p1 Ann\n{}"},   /* a body on attach */
         {"cmd:G1", "M n1  abc 3 0 1 p1 Ann\n{}"},  /* an empty token */
         {"cmd:G/1", "M n1 abc 3 0 1 p1 Ann\n{}"},  /* the channel's key */
