@@ -77,10 +77,10 @@ static int header(const struct codec_msg *m, char *out, size_t cap)
             !proto_key_valid(m->pid) || !proto_name_valid(m->name) ||
             !proto_key_valid(m->gid) || m->rtt_ms < 0)
             return -1;
-        return snprintf(out, cap, "%c %s %s %" PRIu64 " %" PRId64 " %d %s %s",
-                        envelope_letters[m->kind], m->node, m->inc, m->conn,
-                        m->rtt_ms, (m->account ? 1 : 0) | (m->moderator ? 2 : 0),
-                        m->pid, m->name);
+        return snprintf(
+            out, cap, "%c %s %s %" PRIu64 " %" PRId64 " %d %s %s",
+            envelope_letters[m->kind], m->node, m->inc, m->conn, m->rtt_ms,
+            (m->account ? 1 : 0) | (m->moderator ? 2 : 0), m->pid, m->name);
     case CODEC_DELIVER:
     case CODEC_KILL:
         return m->nconns && proto_key_valid(m->to)

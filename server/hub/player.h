@@ -55,7 +55,7 @@ struct player {
                             its last command here, that the player is a
                             moderator (cluster/host.c): its role where its
                             facts are not read (tourney_organiser) */
-    bool registering;   /* a register of the player's is being hashed */
+    bool registering;    /* a register of the player's is being hashed */
     bool chat_off;      /* its settings say "chat":"off" (prefs.h): it gets no
                       chat line (chat.c) */
     struct session fan; /* subscribed to the live games for every
