@@ -347,8 +347,51 @@ static int keep_header(struct parser *ps)
     return 0;
 }
 
+/* TRF-2026's records that change the round to pair and are not read
+ * here: why (each refused with it), or NULL. */
+static const char *unread_record(const char *s)
+{
+    static const struct {
+        char code[4];
+        const char *why;
+    } unread[] = {
+        {"162", "a scoring system (TRF-2026) is not read: give the point "
+                "values as XXS"},
+        {"240", "byes by record (TRF-2026) are not read: give each in the "
+                "player's round column (0000 - H, F or Z)"},
+        {"250", "accelerated rounds are not supported"},
+        {"260", "forbidden pairs by rounds (TRF-2026) are not read: give "
+                "them as XXP lines"},
+        {"299", "abnormal point assignments (TRF-2026) are not read"},
+        {"310", "team tournaments are not supported"},
+        {"320", "team tournaments are not supported"},
+        {"330", "team tournaments are not supported"},
+        {"300", "team tournaments are not supported"},
+        {"352", "team tournaments are not supported"},
+        {"362", "team tournaments are not supported"},
+    };
+    for (size_t i = 0; i < sizeof unread / sizeof *unread; i++)
+        if (memcmp(s, unread[i].code, 3) == 0)
+            return unread[i].why;
+    return NULL;
+}
+
+/* TRF-2026's 152: the first-round colour of starting number 1, W or B
+ * in column 5 (as XXC white1 / black1). */
+static int parse_152(struct parser *ps)
+{
+    char c = ps->len > 4 ? ps->s[4] : ' ';
+
+    if ((c != 'W' && c != 'B' && c != 'w' && c != 'b') ||
+        (ps->len > 5 && ps->s[5] != ' '))
+        return fail(ps, 5, "152: the initial colour is W or B");
+    ps->first_colour = c == 'W' || c == 'w' ? 'w' : 'b';
+    return 0;
+}
+
 static int parse_line(struct parser *ps)
 {
+    const char *msg;
     int blank = 1;
     for (int i = 0; i < ps->len; i++)
         blank &= ps->s[i] == ' ' || ps->s[i] == '\t';
@@ -373,10 +416,10 @@ static int parse_line(struct parser *ps)
         return parse_xxp(ps);
     if (memcmp(ps->s, "XXA", 3) == 0)
         return fail(ps, 1, "XXA: accelerated pairings are not supported");
-    if (memcmp(ps->s, "260", 3) == 0)
-        return fail(ps, 1,
-                    "260: forbidden pairs by rounds (TRF-2026) are not "
-                    "read: give them as XXP lines");
+    if (memcmp(ps->s, "152", 3) == 0)
+        return parse_152(ps);
+    if ((msg = unread_record(ps->s)) != NULL)
+        return fail(ps, 1, "%.3s: %s", ps->s, msg);
     if (ps->s[0] >= '0' && ps->s[0] <= '9' && ps->s[1] >= '0' &&
         ps->s[1] <= '9' && ps->s[2] >= '0' && ps->s[2] <= '9')
         return keep_header(ps);

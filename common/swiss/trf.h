@@ -11,13 +11,17 @@
  * first-round colour of starting number 1), `XXS CODE=points ...` (point
  * values: W D L FW FL PAB FPB HPB ZPB), `XXP n1 n2 ...` (players none of
  * whom may meet another of them in the round to pair: forbidden pairs,
- * as bbpPairings reads them; a pair is `XXP a b`, one line a pair).
- * Other three-digit header lines (012 name, 042 dates, ...) are kept as
- * they are. A round whose only entries are byes or absences ("0000 - H")
- * for some players, the others having none, is the round to pair with
- * those players set aside. Refused, with the line and column: anything
- * else, XXA (accelerated pairings) and TRF-2026's 260 (forbidden pairs
- * by rounds) included.
+ * as bbpPairings reads them; a pair is `XXP a b`, one line a pair),
+ * TRF-2026's `152 W` / `152 B` (as XXC white1 / black1). Other
+ * three-digit header lines (012 name, 042 dates, 202 tie-breaks, ...) are
+ * kept as they are. A round whose only entries are byes or absences
+ * ("0000 - H") for some players, the others having none, is the round to
+ * pair with those players set aside. Refused, with the line and column:
+ * anything else, XXA (accelerated pairings) and the TRF-2026 records that
+ * would change the round to pair included (162 scoring, 240 byes, 250
+ * acceleration, 260 forbidden pairs by rounds, 299 abnormal points, the
+ * team records 300, 310, 320, 330, 352 and 362): never silently
+ * ignored.
  *
  * Pure: parses from and writes to memory. Any thread.
  */

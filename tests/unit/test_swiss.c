@@ -440,7 +440,10 @@ END_TEST
  * 1-4 5-2 3-6 changes when 1-4 is forbidden, and no board pairs a
  * forbidden pair; a line of three forbids its three pairs; trf_write
  * writes them back; two players forbidden to meet are unpairable; a bad
- * XXP line, and TRF-2026's 260, are refused where they go wrong. */
+ * XXP line, and TRF-2026's 260, are refused where they go wrong; so are
+ * its other records that would change the round (byes 240,
+ * acceleration 250, scoring 162, abnormal points 299, teams), and its 152
+ * (the initial colour) is read as XXC. */
 START_TEST(trf_forbidden)
 {
     char *even = slurp("round1-even.trf");
@@ -496,6 +499,15 @@ START_TEST(trf_forbidden)
         {"XXP 2 1 2\n", 9, "XXP: player 2 is listed twice"},
         {"XXP 1 7\n", 7, "XXP: player 7 is not in the file (6 players)"},
         {"260   1   3    1    4\n", 1, "260: forbidden pairs by rounds"},
+        /* TRF-2026's records that change the round to pair, not read */
+        {"240 H 002    3\n", 1, "240: byes by record (TRF-2026)"},
+        {"250 00.0 01.0 001 003 0001 0003\n", 1,
+         "250: accelerated rounds are not supported"},
+        {"162 W 3.0\n", 1, "162: a scoring system (TRF-2026)"},
+        {"299 H       0.5 002 0003\n", 1, "299: abnormal point"},
+        {"310   1 Club\n", 1, "310: team tournaments are not supported"},
+        {"152 X\n", 5, "152: the initial colour is W or B"},
+        {"152 Black\n", 5, "152: the initial colour is W or B"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(text, sizeof text, "%s%s", even, bad[i].extra);
@@ -519,6 +531,38 @@ START_TEST(trf_forbidden)
     trf_free(&f);
     free(many);
     free(even);
+}
+END_TEST
+
+/* TRF-2026's 152 (the initial colour) is read as XXC: the hand-checked
+ * round 1 with black first, its XXC black1 given as 152 B, pairs the
+ * same; 152 W as white1. */
+START_TEST(trf_152)
+{
+    char *text = slurp("round1-odd-black1.trf");
+    char *xxc = strstr(text, "XXC black1\n");
+    struct trf_file f, g;
+    struct trf_error err;
+    struct dutch_pair a[8], b[8];
+    int na, nb;
+
+    ck_assert_ptr_nonnull(xxc);
+    ck_assert_int_eq(trf_parse(text, strlen(text), &f, &err), 0);
+    memcpy(xxc, "152 B     \n", 11);
+    ck_assert_msg(trf_parse(text, strlen(text), &g, &err) == 0, "%d:%d %s",
+                  err.line, err.col, err.msg);
+    ck_assert_int_eq(g.ev.first_colour, 'b');
+    ck_assert_int_eq(dutch_pair(&f.ev, a, &na), DUTCH_OK);
+    ck_assert_int_eq(dutch_pair(&g.ev, b, &nb), DUTCH_OK);
+    ck_assert_int_eq(na, nb);
+    ck_assert_int_eq(memcmp(a, b, (size_t)na * sizeof *a), 0);
+    trf_free(&g);
+    xxc[4] = 'W';
+    ck_assert_int_eq(trf_parse(text, strlen(text), &g, &err), 0);
+    ck_assert_int_eq(g.ev.first_colour, 'w');
+    trf_free(&g);
+    trf_free(&f);
+    free(text);
 }
 END_TEST
 
@@ -567,6 +611,7 @@ int main(void)
     tcase_add_test(tc, trf_errors);
     tcase_add_test(tc, trf_round_trip);
     tcase_add_test(tc, trf_forbidden);
+    tcase_add_test(tc, trf_152);
     suite_add_tcase(s, tc);
     /* the differential: its own case and test (meson: swiss_diff, in the
      * slow suite too, which the valgrind run leaves out) */
