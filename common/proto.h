@@ -515,6 +515,14 @@ struct proto_clocks {
     int running; /* colour, or -1 for null */
 };
 
+/* The tournament a live game is a game of (state's "event"). */
+struct proto_event_link {
+    const char *kind; /* "arena" or "swiss" (a static string); NULL: none */
+    char id[PROTO_KEY_MAX + 1];
+    char name[PROTO_NAME_MAX + 1];
+    bool berserk; /* its players may berserk (an arena's rule) */
+};
+
 /* Everything `state` carries; also the body of GET /api/games/GID. */
 struct proto_state {
     const char *game;
@@ -536,7 +544,8 @@ struct proto_state {
     int takeback;          /* colour whose request is pending, or -1 */
     bool berserk[2];       /* an arena game's side went berserk */
     int draw_from_ply;     /* no draw by agreement before it; 0: none */
-    int64_t gone_ms[2];    /* -1 for null */
+    const struct proto_event_link *event; /* its tournament; NULL: none */
+    int64_t gone_ms[2];                   /* -1 for null */
     int64_t rtt_ms[2]; /* each seat's round trip as last measured, 0: null */
     size_t watchers;   /* the game's spectators now (0 for a stored one) */
     const char (*legal)[UCI_MAX]; /* n_legal entries, sorted */

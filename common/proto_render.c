@@ -225,6 +225,12 @@ char *proto_render_state(const struct proto_state *s,
     if (s->draw_from_ply > 0)
         json_object_set_new(o, "draw_from_ply",
                             json_integer(s->draw_from_ply));
+    if (s->event && s->event->kind)
+        json_object_set_new(o, "event",
+                            json_pack("{s:s,s:s,s:s,s:b}", "id", s->event->id,
+                                      "kind", s->event->kind, "name",
+                                      s->event->name, "berserk",
+                                      s->event->berserk));
     if (s->lags) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n; i++)

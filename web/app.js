@@ -143,9 +143,13 @@ const ctx = {
     shownGame: () => (game && game.gid) || null,
     // the game page's state of gid (null: another game is shown)
     gameState: (gid) => (game && game.gid === gid && game.g) || null,
-    // the game page drew g: an arena game's Berserk button follows it
+    // the game page drew g: a tournament game's link (its state's event:
+    // a reload, a spectator) and an arena game's Berserk button follow it
     gameRendered: (gid, g) => {
-        withArena.view()?.renderGame(gid, g);
+        if (g.event)
+            withArena((a) => a.onGameState(gid, g));
+        else
+            withArena.view()?.renderGame(gid, g);
     },
     changed: () => {
         lobby.renderMine();

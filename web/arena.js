@@ -6,7 +6,9 @@
 // watched, so 5,000 watchers cost one render per page watched; the
 // podium once finished).
 // A game of an event shows the event's name with a link back (the
-// game page's #game-arena, from the server's arena_game). Swiss events
+// game page's #game-arena, from the server's arena_game or swiss_game,
+// and from the game's state's "event": after a reload, for a
+// spectator). Swiss events
 // (swiss.js, loaded with the page) list beside them; their page is
 // /t/EID?swiss.
 
@@ -559,6 +561,21 @@ export class ArenaView {
                                    swiss: msg.swiss,
                                    berserk: !msg.swiss && !!msg.berserk });
         this.showOnGame(msg.game);
+    }
+
+    // The game page drew game gid as g, whose state names its event
+    // (g.event): linked as onGame does, once; then renderGame.
+    onGameState(gid, g) {
+        const ev = g.event, a = this.games.get(gid);
+        if (a && a.event === ev.id) {
+            this.renderGame(gid, g);
+            return;
+        }
+        this.games.set(gid, { event: ev.id, name: ev.name,
+                              swiss: ev.kind === 'swiss',
+                              berserk: ev.kind === 'arena' && !!ev.berserk });
+        if (this.ctx.shownGame() === gid)
+            this.showOnGame(gid);
     }
 
     showOnGame(gid) {

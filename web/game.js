@@ -207,6 +207,9 @@ export class GameView {
             // PROTOCOL.md "Swiss tournaments"), 0: none
             drawFromPly: Number.isInteger(msg.draw_from_ply)
                 ? msg.draw_from_ply : 0,
+            // the tournament of a live tournament game (PROTOCOL.md
+            // section 7, "event"): {id, kind, name, berserk} or null
+            event: msg.event || (old && old.event) || null,
             takebackDeclined: !!(old && old.takebackDeclined &&
                                  old.ply === msg.ply),
             rated: !!msg.rated,

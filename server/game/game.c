@@ -529,6 +529,16 @@ void game_set_draw_from_ply(struct game *g, int plies)
     g->draw_from_ply = plies;
 }
 
+void game_set_event(struct game *g, const struct proto_event_link *ev)
+{
+    g->event = *ev;
+}
+
+const struct proto_event_link *game_event(const struct game *g)
+{
+    return g->event.kind ? &g->event : NULL;
+}
+
 /* A draw by agreement is not allowed yet (game_set_draw_from_ply). */
 static int draw_too_early(const struct game *g, struct proto_error *err)
 {

@@ -399,6 +399,14 @@ void game_set_first_move_ms(struct game *g, int64_t ms);
  * restored game. */
 void game_set_draw_from_ply(struct game *g, int plies);
 
+/* g is a game of tournament ev (copied): every state while g is not
+ * over says so ("event"), so that a player who comes back and a
+ * spectator see it. Not stored: the host sets it again on a restored
+ * game, and a node that receives the game from another (game_hosted). */
+void game_set_event(struct game *g, const struct proto_event_link *ev);
+/* The tournament game_set_event gave g, or NULL: none. */
+const struct proto_event_link *game_event(const struct game *g);
+
 /* A claim; uci "" for none, ply -1 for none. */
 int game_claim(struct game *g, const char *pid, const char *uci, int ply,
                int64_t now, struct proto_error *err);

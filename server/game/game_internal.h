@@ -100,6 +100,7 @@ struct game {
     bool berserk[2];           /* the colour went berserk (game_berserk) */
     int64_t first_move_own_ms; /* game_set_first_move_ms's, 0: the env's */
     int draw_from_ply;         /* game_set_draw_from_ply's, 0: any time */
+    struct proto_event_link event; /* game_set_event's (kind NULL: none) */
     struct gift gifts[GAME_GIFTS_MAX];
     int n_gifts;
     int actor;   /* colour that aborted, resigned or left, or -1 */

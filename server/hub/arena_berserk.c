@@ -2,11 +2,14 @@
  * arena_berserk.c - an arena player's berserk (PROTOCOL.md "Arena
  * tournaments"; arena_event.h): the event's checks, then the game's
  * (game_berserk: its clock halved, journaled), then the event's call
- * (the extra point a win then earns). Only the event-loop thread calls
- * it.
+ * (the extra point a win then earns); and an arena game's link to its
+ * event (state's "event") on a node of a cluster that receives the game
+ * (handed over, adopted) or hosts it while another node directs the
+ * event. Only the event-loop thread calls it.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arena/arena.h"
 #include "hub/arena_director.h"
@@ -32,6 +35,11 @@ struct event *arena_event_of_game(struct hub *h, const struct game *g,
         }
     }
     return NULL;
+}
+
+bool arena_berserk_allowed(const struct arena_config *c)
+{
+    return c->berserk && arena_berserkable(c->base_s, c->inc_s);
 }
 
 /* Journals side's berserk in e's game k, plies played. */
@@ -91,4 +99,52 @@ void arena_do_berserk(struct session *s, const struct proto_msg *m,
                       int64_t now)
 {
     hub_run_game_command(s, m, now, run_berserk);
+}
+
+static void link_copy(struct game *g, const struct tourney_event *r)
+{
+    tourney_link_copy(g, "arena", r);
+}
+
+/* A game hosted here from now on (restored, adopted, handed over): an
+ * arena game's when one of this node's events (its games not over) or
+ * the last relay of another node's event (its rows' current games: the
+ * best ARENA_STANDINGS_SHOWN players') names it. */
+void arena_game_hosted(struct hub *h, struct game *g, int64_t now)
+{
+    struct tourney_director *d = hub_arena_director(h);
+    struct event *e;
+    size_t k;
+
+    (void)now;
+    if (!d || game_status(g) == GAME_ENDED)
+        return;
+    if ((e = arena_event_of_game(h, g, &k)) != NULL) {
+        tourney_link(g, "arena", &e->head,
+                     arena_berserk_allowed(arena_config(e->a)));
+        return;
+    }
+    for (size_t i = 0; i < d->nr; i++)
+        if (tourney_copy_names(d->remote[i], g))
+            link_copy(g, d->remote[i]);
+}
+
+void arena_told_all(struct hub *h, const char *payload, size_t len,
+                    int64_t now)
+{
+    struct tourney_director *d = hub_arena_director(h);
+    const char *nl = memchr(payload, '\n', len);
+    char id[PROTO_KEY_MAX + 1];
+    struct tourney_event *r;
+
+    (void)now;
+    if (!d)
+        return;
+    tourney_relayed(d, payload, len);
+    if (!nl || nl - payload > PROTO_KEY_MAX)
+        return;
+    memcpy(id, payload, (size_t)(nl - payload));
+    id[nl - payload] = '\0';
+    if ((r = tourney_remote(d, id)) != NULL)
+        tourney_copy_games(h, r, link_copy);
 }

@@ -263,9 +263,8 @@ static json_t *event_summary(const struct event *e, int64_t wall)
         e->head.id, "name", e->head.name, "status", event_status(e, wall),
         "start_ms", (json_int_t)c->start_ms, "end_ms", (json_int_t)c->end_ms,
         "clock", "type", "fischer", "initial_s", c->base_s, "increment_s",
-        c->inc_s, "players", (int)listed, "berserk",
-        c->berserk && arena_berserkable(c->base_s, c->inc_s), "conditions",
-        tourney_entry_json(&e->entry));
+        c->inc_s, "players", (int)listed, "berserk", arena_berserk_allowed(c),
+        "conditions", tourney_entry_json(&e->entry));
 }
 
 static const char *kind_name(int k)
@@ -395,6 +394,7 @@ static void start_pairing(struct hub *h, struct event *e,
         return;
     }
     game_set_first_move_ms(g, arena_first_move_ms(c->base_s, c->inc_s));
+    tourney_link(g, "arena", &e->head, arena_berserk_allowed(c));
     snprintf(line, sizeof line, "start %s %d %d %" PRId64, game_gid(g),
              pr->white, pr->black, wall);
     if (arena_call(h, e, line, wall) < 0) {
@@ -403,13 +403,12 @@ static void start_pairing(struct hub *h, struct event *e,
     }
     log_info("event=arena_pairing arena=%s game=%s white=%s black=%s",
              e->head.id, game_gid(g), seats[0].pid, seats[1].pid);
-    tourney_announce(
-        h, g,
-        json_pack("{s:s,s:s,s:s,s:s,s:b}", "t", "arena_game", "event",
-                  e->head.id, "name", e->head.name, "game", game_gid(g),
-                  "berserk",
-                  c->berserk && arena_berserkable(c->base_s, c->inc_s)),
-        e->head.seq);
+    tourney_announce(h, g,
+                     json_pack("{s:s,s:s,s:s,s:s,s:b}", "t", "arena_game",
+                               "event", e->head.id, "name", e->head.name,
+                               "game", game_gid(g), "berserk",
+                               arena_berserk_allowed(c)),
+                     e->head.seq);
 }
 
 /* One tick of e: presence, pairings, the end. */
@@ -769,6 +768,7 @@ static void game_again(struct hub *h, struct event *e, size_t k, bool stored)
     }
     if (game_status(gm) == GAME_STARTED)
         game_set_first_move_ms(gm, arena_first_move_ms(c->base_s, c->inc_s));
+    tourney_link(gm, "arena", &e->head, arena_berserk_allowed(c));
     for (int side = 0; side < 2; side++)
         if (game_berserked(gm, side) &&
             !arena_game(e->a, (int)k)->berserk[side])
@@ -905,14 +905,6 @@ int hub_arena_known(struct hub *h)
     return state(h) ? store_load_arena(h->store, known_row, h) : 0;
 }
 
-static void told_all(struct hub *h, const char *payload, size_t len,
-                     int64_t now)
-{
-    (void)now;
-    if (state(h))
-        tourney_relayed(state(h), payload, len);
-}
-
 static void director_free(struct hub *h)
 {
     tourney_director_free(h, state(h));
@@ -939,6 +931,7 @@ const struct hub_module hub_arena_module = {
     .game_ended = game_ended,
     .tell_tag = ARENA_TELL,
     .told = tourney_told,
-    .told_all = told_all,
+    .told_all = arena_told_all,
+    .game_hosted = arena_game_hosted,
     .commands = commands,
 };

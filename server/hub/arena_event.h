@@ -53,5 +53,13 @@ void arena_note_berserk(struct hub *h, struct event *e, size_t k, int side,
                         int plies);
 void arena_do_berserk(struct session *s, const struct proto_msg *m,
                       int64_t now);
+/* The players of c's games may berserk (allowed, with a base time). */
+struct arena_config;
+bool arena_berserk_allowed(const struct arena_config *c);
+/* The module's game_hosted and told_all (arena_berserk.c): an arena
+ * game hosted here linked to its event (state's "event"). */
+void arena_game_hosted(struct hub *h, struct game *g, int64_t now);
+void arena_told_all(struct hub *h, const char *payload, size_t len,
+                    int64_t now);
 
 #endif

@@ -5,7 +5,8 @@
  * tourney_node.c): a takeover's games found again, the ends of games
  * hosted elsewhere scored, the events known at a node's start, and the
  * draw rule of a Swiss game on any node that hosts it (no draw offers
- * before move 30): a game brought here by a handover, an adoption or a
+ * before move 30) and its link to its event (state's "event"): a game
+ * brought here by a handover, an adoption or a
  * whole cluster's restart is a Swiss game's when this node's events,
  * the last relay of another node's event (its round's boards) or the
  * journal read at start (the last round of each open event) name it.
@@ -54,27 +55,14 @@ static char *page_of(const struct tourney_event *e, int64_t wall, int page)
                                   NULL, NULL);
 }
 
-/* The games of text (a relay's standings: its round's boards) in play
- * here: no draw offers before move 30 (a handover, an adoption or a
- * restart brought them here, or will: game_hosted). */
-static void mark_games(struct hub *h, const char *text)
+/* Game g, hosted here, is one of copy r's boards (its round's, as its
+ * last relay names them): no draw offers before move 30, and linked
+ * to r (a handover, an adoption or a restart brought it here, or will:
+ * game_hosted). */
+static void mark_game(struct game *g, const struct tourney_event *r)
 {
-    const char *p = text;
-    char gid[PROTO_KEY_MAX + 1];
-    struct game *g;
-    size_t n;
-
-    while ((p = strstr(p, "\"game\":\"")) != NULL) {
-        p += 8;
-        n = strcspn(p, "\"");
-        if (n && n <= PROTO_KEY_MAX) {
-            memcpy(gid, p, n);
-            gid[n] = '\0';
-            if ((g = table_get(&h->games, gid)) != NULL)
-                game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
-        }
-        p += n;
-    }
+    game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+    tourney_link_copy(g, "swiss", r);
 }
 
 /* A game hosted here from now on (restored, adopted, handed over): a
@@ -84,21 +72,22 @@ void swiss_game_hosted(struct hub *h, struct game *g, int64_t now)
 {
     struct swiss_director *sd = swiss_director_of(h);
     struct tourney_director *d = state(h);
-    char key[PROTO_KEY_MAX + 16], *gid;
+    char *gid;
 
     (void)now;
     if (!d || game_status(g) == GAME_ENDED)
         return;
-    snprintf(key, sizeof key, "\"game\":\"%s\"", game_gid(g));
     for (size_t i = 0; i < d->n; i++) {
         struct swiss_tourney *e = EV(d->ev[i]);
         for (size_t k = 0; k < e->ng; k++)
-            if (!strcmp(e->gids[k], game_gid(g)))
+            if (!strcmp(e->gids[k], game_gid(g))) {
                 game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+                tourney_link(g, "swiss", &e->head, false);
+            }
     }
     for (size_t i = 0; i < d->nr; i++)
-        if (d->remote[i]->text && strstr(d->remote[i]->text, key))
-            game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+        if (tourney_copy_names(d->remote[i], g))
+            mark_game(g, d->remote[i]);
     if ((gid = table_del(&sd->known, game_gid(g))) != NULL) {
         game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
         free(gid);
@@ -123,7 +112,7 @@ void swiss_told_all(struct hub *h, const char *payload, size_t len,
     memcpy(id, payload, (size_t)(nl - payload));
     id[nl - payload] = '\0';
     if ((r = tourney_remote(d, id)) != NULL && r->text)
-        mark_games(h, r->text);
+        tourney_copy_games(h, r, mark_game);
 }
 
 /* The journal at a node of a cluster's start: each event, one after

@@ -380,6 +380,7 @@ static bool start_board(struct hub *h, struct swiss_tourney *e, size_t k,
         return false;
     }
     game_set_draw_from_ply(g, SWISS_DRAW_FROM_PLY);
+    tourney_link(g, "swiss", &e->head, false);
     snprintf(line, sizeof line, "game %zu %s %" PRId64, k, game_gid(g), wall);
     if (swiss_call(h, e, line, wall) < 0) {
         game_abort(g, game_seat_pid(g, 0), hub_now_ms(h), NULL);
@@ -810,8 +811,10 @@ static void board_again(struct hub *h, struct swiss_tourney *e, size_t k,
         swiss_report_end(h, e, k, game_result(gm),
                          game_ending(gm) == ENDING_NO_START,
                          game_side_to_move(gm), hub_wall_ms(h));
-    else if (gm)
+    else if (gm) {
         game_set_draw_from_ply(gm, SWISS_DRAW_FROM_PLY);
+        tourney_link(gm, "swiss", &e->head, false);
+    }
 }
 
 void swiss_games_again(struct hub *h, struct swiss_tourney *e, bool stored)

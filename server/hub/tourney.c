@@ -10,6 +10,7 @@
 #include "hub/arena_director.h"
 #include "hub/chat.h"
 #include "lib/msgbuf.h"
+#include "strcopy.h"
 
 int tourney_grow(void **v, size_t *cap, size_t n, size_t size)
 {
@@ -104,6 +105,16 @@ struct game *tourney_game(struct hub *h, int base_s, int inc_s,
         return NULL;
     return hub_start_game(h, &clock, &start, seats, NULL, false,
                           hub_now_ms(h));
+}
+
+void tourney_link(struct game *g, const char *kind,
+                  const struct tourney_event *e, bool berserk)
+{
+    struct proto_event_link ev = {.kind = kind, .berserk = berserk};
+
+    strcopy(ev.id, sizeof ev.id, e->id);
+    strcopy(ev.name, sizeof ev.name, e->name);
+    game_set_event(g, &ev);
 }
 
 void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq)

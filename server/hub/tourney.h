@@ -219,6 +219,18 @@ void tourney_relay(struct tourney_director *d, struct tourney_event *e,
  * or a node's want of far pages (kept when e is this node's). */
 void tourney_relayed(struct tourney_director *d, const char *payload,
                      size_t len);
+/* g, hosted here, is a game of copy r of another node's event (its last
+ * relay names it): linked as tourney_link does, the event's name and
+ * its berserk (the relay's "berserk":true) read from the relay. */
+void tourney_link_copy(struct game *g, const char *kind,
+                       const struct tourney_event *r);
+/* fn(g, r) for each game g hosted here, not over, that copy r's text
+ * (its last relay's standings) names ("game":"GID"). */
+void tourney_copy_games(struct hub *h, const struct tourney_event *r,
+                        void (*fn)(struct game *g,
+                                   const struct tourney_event *r));
+/* True when copy r's text (its last relay) names game g. */
+bool tourney_copy_names(const struct tourney_event *r, const struct game *g);
 /* The copy of another node's event id, or NULL. */
 struct tourney_event *tourney_remote(const struct tourney_director *d,
                                      const char *id);
@@ -326,6 +338,12 @@ int tourney_rating(const struct player *p, int base_s, int inc_s);
  * tourney_announce). NULL when refused. */
 struct game *tourney_game(struct hub *h, int base_s, int inc_s,
                           const struct game_seat_init seats[2]);
+
+/* g is a game of event e (kind "arena" or "swiss"; berserk: its players
+ * may berserk): every state of it says so (game_set_event; PROTOCOL.md
+ * section 7, "event"). Not stored: set again wherever g is hosted. */
+void tourney_link(struct game *g, const char *kind,
+                  const struct tourney_event *e, bool berserk);
 
 /* Announces g and sends o (taken) to both of its seats' players. */
 void tourney_announce(struct hub *h, struct game *g, json_t *o, uint64_t seq);

@@ -149,6 +149,62 @@ struct tourney_event *tourney_remote(const struct tourney_director *d,
     return NULL;
 }
 
+void tourney_link_copy(struct game *g, const char *kind,
+                       const struct tourney_event *r)
+{
+    const struct proto_event_link *now = game_event(g);
+    struct proto_event_link ev = {.kind = kind};
+    const char *p;
+    json_t *name;
+
+    if (!r->text || (now && !strcmp(now->id, r->id)))
+        return; /* (nothing heard yet, or linked at an earlier relay) */
+    /* (the relay starts with the event's summary: its name is the
+     * text's first "name", before any row's) */
+    p = strstr(r->text, "\"name\":");
+    name = p ? json_loads(p + 7, JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK,
+                          NULL)
+             : NULL;
+    strcopy(ev.id, sizeof ev.id, r->id);
+    strcopy(ev.name, sizeof ev.name,
+            json_is_string(name) ? json_string_value(name) : "");
+    json_decref(name);
+    ev.berserk = !strcmp(kind, "arena") &&
+                 strstr(r->text, "\"berserk\":true") != NULL;
+    game_set_event(g, &ev);
+}
+
+void tourney_copy_games(struct hub *h, const struct tourney_event *r,
+                        void (*fn)(struct game *g,
+                                   const struct tourney_event *r))
+{
+    const char *p = r->text;
+    char gid[PROTO_KEY_MAX + 1];
+    struct game *g;
+    size_t n;
+
+    while (p && (p = strstr(p, "\"game\":\"")) != NULL) {
+        p += 8;
+        n = strcspn(p, "\"");
+        if (n && n <= PROTO_KEY_MAX) {
+            memcpy(gid, p, n);
+            gid[n] = '\0';
+            if ((g = table_get(&h->games, gid)) != NULL &&
+                game_status(g) != GAME_ENDED)
+                fn(g, r);
+        }
+        p += n;
+    }
+}
+
+bool tourney_copy_names(const struct tourney_event *r, const struct game *g)
+{
+    char key[PROTO_KEY_MAX + 16];
+
+    snprintf(key, sizeof key, "\"game\":\"%s\"", game_gid(g));
+    return r->text && strstr(r->text, key) != NULL;
+}
+
 static void remote_drop(struct tourney_director *d, size_t i)
 {
     struct tourney_event *e = d->remote[i];

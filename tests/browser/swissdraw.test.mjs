@@ -2,9 +2,11 @@
 // no draw by agreement before move 30, and state's draw_from_ply): the
 // game page's Offer draw button is disabled, with a tooltip saying why,
 // from the start to ply 59, also after a reload and a restart; enabled at
-// ply 60; a takeback back to ply 59 disables it again. A casual game's
-// button is enabled from the first position. The moves go over sockets of the
-// players' own (the page shows them as any move of another tab).
+// ply 60; a takeback back to ply 59 disables it again. The page links
+// the game to its event after the reload and the restart too (state's
+// "event"). A casual game's button is enabled from the first position.
+// The moves go over sockets of the players' own (the page shows them as
+// any move of another tab).
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -90,6 +92,15 @@ async function drawButton(page) {
     });
 }
 
+// The game page's link to Swiss event ev (a reload, a restart: from the
+// state's "event"), without a Berserk button.
+async function swissLink(page, ev) {
+    await waitText(page, '#game-arena', /Tournament: Draws/);
+    assert.match(await page.getAttribute('#game-arena a', 'href'),
+                 new RegExp(`/t/${ev}\\?swiss$`));
+    assert.equal(await page.isHidden('#berserk-btn'), true);
+}
+
 test('a Swiss game offers no draw before move 30', { timeout: 180000 },
      async (t) => {
     const conf = pathJoin(mkdtempSync(pathJoin(tmpdir(), 'chess-swd-')),
@@ -134,6 +145,8 @@ test('a Swiss game offers no draw before move 30', { timeout: 180000 },
     btn = await drawButton(w.page);
     assert.equal(btn.disabled, true, 'ply 59 after a reload');
     assert.match(btn.title, EARLY);
+    // and the link to the event (state's "event"), no Berserk button
+    await swissLink(w.page, ev);
     // and a restart of the server (the game restored, the rule set again)
     await server.restart();
     for (const p of [w, bl]) {
@@ -141,6 +154,7 @@ test('a Swiss game offers no draw before move 30', { timeout: 180000 },
         await waitPly(p.page, 59);
         await p.page.locator('#draw-btn[disabled]:not([hidden])').waitFor();
         assert.match((await drawButton(p.page)).title, EARLY);
+        await swissLink(p.page, ev);
         await rawSocket(p.page);
     }
 

@@ -157,6 +157,40 @@ class ArenaTest(FreshServerTest):
         self.assertEqual(standing(st, a.pid)["score"], 10)
         self.assertEqual(standing(st, b.pid)["score"], 1)
 
+    def test_a_games_state_names_its_event(self):
+        """Every state of a live arena game carries its event (PROTOCOL.md
+        section 7, "event"): the players' first, a reconnected player's
+        sync and a spectator's watch (a reload, a spectator: the game
+        page's link and Berserk button); an event that forbids berserk
+        says so; an ended game's state has none."""
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = create(org, name="Night")
+        a, b = self.players(srv, 2, ev)
+        gid = a.expect("arena_game", event=ev)["game"]
+        link = {"id": ev, "kind": "arena", "name": "Night", "berserk": True}
+        self.assertEqual(a.expect("state", game=gid)["event"], link)
+        a2 = self.client(srv, token=a.token)
+        self.assertEqual(a2.request({"t": "sync", "game": gid},
+                                    "state")["event"], link)
+        w = self.client(srv)
+        self.assertEqual(w.request({"t": "watch", "game": gid},
+                                   "state")["event"], link)
+        self.lose(b, gid)
+        self.assertNotIn("event", w.request({"t": "sync", "game": gid},
+                                            "state"))
+        # berserk forbidden: "berserk":false
+        ev2 = org.request({"t": "arena_create", "name": "Calm",
+                           "clock": CLOCK, "duration_s": 60,
+                           "berserk": False}, "arena_created")
+        ev2 = ev2["arena"]["event"]
+        c, d = self.players(srv, 2, ev2)
+        gid2 = c.expect("arena_game", event=ev2)["game"]
+        self.assertEqual(w.request({"t": "watch", "game": gid2},
+                                   "state")["event"],
+                         {"id": ev2, "kind": "arena", "name": "Calm",
+                          "berserk": False})
+
     def test_standings_by_page(self):
         """arena_watch's page: PROTOCOL.md's 10 rows of that page, with
         "page" and "pages", pushed again to that page's watchers alone;
@@ -314,6 +348,10 @@ class ArenaTest(FreshServerTest):
         self.assertEqual(standing(st, b.pid)["score"], 0)
         b2 = self.client(srv2, token=b.token)
         a2 = self.client(srv2, token=a.token)
+        # (the restored game names its event again: not stored, set
+        # again by the director)
+        self.assertEqual(a2.request({"t": "sync", "game": live},
+                                    "state")["event"]["id"], ev)
         b2.send({"t": "resign", "game": live})
         st = self.watch_until(w2, ev, lambda s: standing(s, a.pid)["score"]
                               == 8)
@@ -446,6 +484,11 @@ class ClusterArenaTest(FreshServerTest):
         self.assertEqual(b.expect("arena_game", event=ev)["game"], gid)
         for c in (a, b):
             c.expect("game_start", game=gid)
+        # a spectator on node 1 of the game node 0 hosts: its event
+        self.assertEqual(wb.request({"t": "watch", "game": gid},
+                                    "state")["event"],
+                         {"id": ev, "kind": "arena", "name": "Blitz",
+                          "berserk": True})
         b.send({"t": "resign", "game": gid})
         a.expect("game_end", game=gid)
         seen = [self.watch_until(w, ev, lambda s: any(
@@ -461,6 +504,17 @@ class ClusterArenaTest(FreshServerTest):
         b.expect("game_start", game=gid2)
         self.assertEqual([m for m in drain(b, 0.5) if m["t"] == "arena_game"],
                          [])
+
+    def adopted_state(self, c, gid):
+        """gid's state, whose host was killed, once it is adopted (a
+        sync sent again while the cluster answers busy)."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                return c.request({"t": "sync", "game": gid}, "state")
+            except AssertionError:  # (busy while it is adopted)
+                time.sleep(0.3)
+        self.fail("the game was not adopted")
 
     def resign_adopted(self, c, gid):
         """c resigns gid, whose host was killed: sent again while its
@@ -511,6 +565,11 @@ class ClusterArenaTest(FreshServerTest):
             before = self.watch_until(wa, ev, playing)
         wb.request({"t": "arena_watch", "event": ev}, "arena_standings")
         srv.nodes[0].kill()
+        # adopted by node 1 or 2 before the takeover, the game names its
+        # event (the dead director's last relay names it): a's sync
+        self.assertEqual(self.adopted_state(a, gid2)["event"],
+                         {"id": ev, "kind": "arena", "name": "Blitz",
+                          "berserk": True})
         # the game ends where it is adopted, before the takeover: the new
         # director reads its end from the store
         self.resign_adopted(a, gid2)

@@ -183,6 +183,27 @@ class SwissTest(FreshServerTest):
         err = ps[0].request({"t": "swiss_join", "event": ev}, "error")
         self.assertEqual(err["code"], "event_over")
 
+    def test_a_games_state_names_its_event(self):
+        """Every state of a live Swiss game carries its event (PROTOCOL.md
+        section 7, "event"; no berserk in a Swiss event): the players'
+        first, a reconnected player's sync, a spectator's watch; none
+        once it ended."""
+        srv, org, ev, ps, w, st = self.joined_event(2, rounds=1)
+        org.request({"t": "swiss_start", "event": ev}, "swiss_started")
+        a, b = ps
+        gid = a.expect("swiss_game", event=ev, round=1)["game"]
+        link = {"id": ev, "kind": "swiss", "name": "Club", "berserk": False}
+        self.assertEqual(a.expect("state", game=gid)["event"], link)
+        a2 = self.client(srv, token=a.token)
+        self.assertEqual(a2.request({"t": "sync", "game": gid},
+                                    "state")["event"], link)
+        self.assertEqual(w.request({"t": "watch", "game": gid},
+                                   "state")["event"], link)
+        b.send({"t": "resign", "game": gid})
+        a.expect("game_end", game=gid)
+        self.assertNotIn("event", w.request({"t": "sync", "game": gid},
+                                            "state"))
+
     def test_late_joiner_half_point_bye_and_withdrawal(self):
         srv = self.server(OPEN)
         org = self.client(srv)
@@ -718,9 +739,15 @@ class ClusterSwissTest(FreshServerTest):
         gid = a.expect("swiss_game", event=ev, round=1)["game"]
         b.expect("swiss_game", event=ev, game=gid)
         self.assertEqual(srv.host_of(gid), 0)
+        # a spectator on node 1 of the game node 0 hosts: its event
+        link = {"id": ev, "kind": "swiss", "name": "Club", "berserk": False}
+        self.assertEqual(w.request({"t": "watch", "game": gid},
+                                   "state")["event"], link)
         self.assertEqual(srv.nodes[0].terminate(), 0)
         self.assertEqual(srv.host_of(gid), 1)
-        self.retry(a, {"t": "sync", "game": gid}, "state")
+        # (node 1 links it from node 0's last relay, before its takeover)
+        self.assertEqual(self.retry(a, {"t": "sync", "game": gid},
+                                    "state")["event"], link)
         a.send({"t": "draw_offer", "game": gid})
         a.expect_error("draw_too_early")
         b.send({"t": "resign", "game": gid})

@@ -501,7 +501,21 @@ START_TEST(render_state_and_moved)
     ck_assert_ptr_null(json_object_get(o, "result"));
     /* no opening named: null */
     ck_assert(json_is_null(json_object_get(o, "opening")));
+    /* no tournament: no "event" */
+    ck_assert_ptr_null(json_object_get(o, "event"));
     json_decref(o);
+    struct proto_event_link ev = {
+        .kind = "arena", .id = "E1", .name = "Night", .berserk = true};
+    s.event = &ev;
+    o = load(proto_render_state(&s, NULL));
+    json_t *x = json_object_get(o, "event");
+    ck_assert_str_eq(json_string_value(json_object_get(x, "id")), "E1");
+    ck_assert_str_eq(json_string_value(json_object_get(x, "kind")), "arena");
+    ck_assert_str_eq(json_string_value(json_object_get(x, "name")), "Night");
+    ck_assert(json_is_true(json_object_get(x, "berserk")));
+    ck_assert_int_eq(json_object_size(x), 4);
+    json_decref(o);
+    s.event = NULL;
     s.opening_eco = "B00";
     s.opening_name = "King's Pawn Game";
     o = load(proto_render_state(&s, NULL));
