@@ -784,6 +784,19 @@ class FreshServerTest(unittest.TestCase):
         self.clients.append(c)
         return c
 
+    def mod(self, srv, *args):
+        """chess-server mod ARGS beside srv (its database by a config):
+        (exit code, stdout, stderr)."""
+        if not hasattr(self, "_mod_cfg"):
+            where = db_args(self.dir, srv.db)
+            self._mod_cfg = write_json(
+                self.path("mod.json"),
+                {where[0][2:].replace("db", "database"): where[1]})
+        p = subprocess.run([SERVER, "mod"] + list(args) +
+                           ["--config", self._mod_cfg],
+                           capture_output=True, text=True, timeout=30)
+        return p.returncode, p.stdout, p.stderr
+
     def start_game(self, srv, clock=FISCHER_5_0, **kw):
         """Two players in a started game from an invitation, both past
         game_start and its state; returns (white, black, gid)."""

@@ -152,6 +152,18 @@ class BotApiTest(FreshServerTest):
         return c.request({"t": "token_create", "scopes": ["board:play"]},
                          "token_created")["token"]
 
+    def hosted_game(self):
+        """A cluster, alicebot and bobbot in a game of theirs: (the
+        cluster, alice, bob, the game, its host's index, the indexes of
+        the two other nodes)."""
+        srv = self.server()
+        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        gid = self.start_game(a, b)
+        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
+        host = srv.host_of(gid)
+        return (srv, a, b, gid, host,
+                [i for i in range(len(srv.nodes)) if i != host])
+
     def start_game(self, a, b):
         a.send({"t": "challenge", "to": b.name, "clock": BLITZ,
                 "color": "white"})
@@ -728,13 +740,8 @@ class BotApiTest(FreshServerTest):
         """The game's host stops (SIGTERM: it hands the game over to
         another node): the streams of both players, on the other two
         nodes, go on with the new host's state, then its moves."""
-        srv = self.server()
-        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        srv, a, b, gid, host, (edge, third) = self.hosted_game()
         n = srv.nodes
-        gid = self.start_game(a, b)
-        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
-        host = srv.host_of(gid)
-        edge, third = [i for i in range(len(n)) if i != host]
         ga = Stream(n[edge].port, "/api/bot/game/stream/" + gid, a.api)
         gb = Stream(n[third].port, "/api/board/game/stream/" + gid, b.api)
         self.assertEqual((ga.line()["type"], gb.line()["type"]),
@@ -763,13 +770,8 @@ class BotApiTest(FreshServerTest):
         its 504 at the 5 s deadline (PROTOCOL.md), an answer given
         later, not a connection closed under it (libwebsockets has limits
         of its own on a request it has not answered)."""
-        srv = self.server()
-        a, b = self.account(srv, "alicebot"), self.account(srv, "bobbot")
+        srv, a, b, gid, host, (edge, _) = self.hosted_game()
         n = srv.nodes
-        gid = self.start_game(a, b)
-        wait_until(lambda: srv.host_of(gid) is not None, "the game hosted")
-        host = srv.host_of(gid)
-        edge = [i for i in range(len(n)) if i != host][0]
         for c, uci in ((a, "e2e4"), (b, "e7e5")):  # (stored: the game's row)
             self.assertEqual(post(n[edge].port, "/api/bot/game/%s/move/%s"
                                   % (gid, uci), c.api), (200, {"ok": True}))

@@ -5,10 +5,8 @@ player told the moderator's text), mute for a time (chat lines refused
 with the mute's end, the player told), unmute, close the reports. Each
 action is a row of mod_actions and a log line; anyone else gets
 not_moderator and nothing is stored."""
-import subprocess
-
-from harness import (CLUSTER, FISCHER_5_0, SERVER, Closed, FreshServerTest,
-                     db_args, not_in_cluster, wait_until, write_json)
+from harness import (CLUSTER, FISCHER_5_0, Closed, FreshServerTest,
+                     not_in_cluster, wait_until)
 
 PASSWORD = "correct horse battery"
 
@@ -20,18 +18,6 @@ class ModerationTest(FreshServerTest):
                        "password": PASSWORD}, "registered")
         c.player, c.token = r["player"], r["token"]
         return c
-
-    def mod(self, srv, *args):
-        """chess-server mod ARGS beside srv (its database by a config)."""
-        if not hasattr(self, "_cfg"):
-            where = db_args(self.dir, srv.db)
-            self._cfg = write_json(
-                self.path("mod.json"),
-                {where[0][2:].replace("db", "database"): where[1]})
-        p = subprocess.run([SERVER, "mod"] + list(args) +
-                           ["--config", self._cfg],
-                           capture_output=True, text=True, timeout=30)
-        return p.returncode, p.stdout, p.stderr
 
     def game(self, w, b):
         gid = w.request({"t": "invite", "clock": FISCHER_5_0,

@@ -7,11 +7,9 @@ withdrawals do while a round is being paired off the loop, a round of
 700 players journaled in parts and replayed; an arena's
 early start and termination; a moderator (the operator's role) may act
 as any event's organiser."""
-import subprocess
 import time
 
-from harness import (SERVER, FreshServerTest, db_args, not_in_cluster,
-                     write_json)
+from harness import FreshServerTest, not_in_cluster
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -304,13 +302,8 @@ class ModeratorOrganiserTest(FreshServerTest):
                          "registered")
         err = error(mona, {"t": "swiss_pause", "event": ev})
         self.assertEqual(err["code"], "not_organiser")
-        where = db_args(self.dir, srv.db)
-        cfg = write_json(self.path("mod.json"), {
-            where[0][2:].replace("db", "database"): where[1]})
-        p = subprocess.run([SERVER, "mod", "grant", "mona", "--config",
-                            cfg], capture_output=True, text=True,
-                           timeout=30)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        rc, _, err = self.mod(srv, "grant", "mona")
+        self.assertEqual(rc, 0, err)
         mod = self.client(srv, token=r["token"])  # (the role read at login)
         self.assertIs(mod.player.get("moderator"), True)
         mod.request({"t": "swiss_pause", "event": ev}, "swiss_paused")

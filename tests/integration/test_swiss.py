@@ -17,8 +17,7 @@ import tempfile
 import time
 import unittest
 
-from harness import (CLUSTER, SERVER, FreshServerTest, db_args,
-                     not_in_cluster, write_json)
+from harness import CLUSTER, SERVER, FreshServerTest, not_in_cluster
 from test_arena import caps_across_the_cluster
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
@@ -686,13 +685,8 @@ class ClusterSwissTest(FreshServerTest):
         self.listed(mona, [ev])
         self.assertEqual(mona.request({"t": "swiss_pause", "event": ev},
                                       "error")["code"], "not_organiser")
-        where = db_args(self.dir, srv.db)
-        cfg = write_json(self.path("mod.json"), {
-            where[0][2:].replace("db", "database"): where[1]})
-        p = subprocess.run([SERVER, "mod", "grant", "mona", "--config",
-                            cfg], capture_output=True, text=True,
-                           timeout=30)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        rc, _, err = self.mod(srv, "grant", "mona")
+        self.assertEqual(rc, 0, err)
         mod = self.client(srv, token=r["token"])  # (the role read at login)
         self.assertIs(mod.player.get("moderator"), True)
         mod.request({"t": "swiss_pause", "event": ev}, "swiss_paused")
