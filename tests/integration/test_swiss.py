@@ -665,36 +665,6 @@ class ClusterSwissTest(FreshServerTest):
         self.assertEqual(a.request({"t": "swiss_watch", "event": ev},
                                    "swiss_standings")["me"]["id"], a.pid)
 
-    def test_a_moderator_on_another_node_organises(self):
-        """A moderator (the operator's role) acts as any event's
-        organiser from a node that does not direct it: the role goes in
-        the command's envelope (the director has not read her facts).
-        Before the grant, not_organiser there too."""
-        srv = self.server(OPEN, nodes=2)
-        srv.pin(0)
-        org = self.client(srv)
-        ev = create(org)
-        arena = org.request({"t": "arena_create", "name": "Blitz",
-                             "clock": CLOCK, "duration_s": 600},
-                            "arena_created")["arena"]["event"]
-        srv.pin(1)
-        mona = self.client(srv, name="Mona")
-        r = mona.request({"t": "register", "username": "Mona",
-                          "password": "correct horse battery"},
-                         "registered")
-        self.listed(mona, [ev])
-        self.assertEqual(mona.request({"t": "swiss_pause", "event": ev},
-                                      "error")["code"], "not_organiser")
-        rc, _, err = self.mod(srv, "grant", "mona")
-        self.assertEqual(rc, 0, err)
-        mod = self.client(srv, token=r["token"])  # (the role read at login)
-        self.assertIs(mod.player.get("moderator"), True)
-        mod.request({"t": "swiss_pause", "event": ev}, "swiss_paused")
-        mod.request({"t": "swiss_terminate", "event": ev},
-                    "swiss_terminated")
-        mod.request({"t": "arena_terminate", "event": arena},
-                    "arena_terminated")
-
     def test_a_join_from_another_node_has_the_players_rating(self):
         """An account on node 1 joins an event node 0 directs: the
         director reads his facts first (his bullet rating, written to
