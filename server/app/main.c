@@ -579,6 +579,8 @@ static void test_clock_start(void)
  * ms on its worker, so that a test meets it running.
  * CHESS_TEST_ANALYSIS_COUNT_MS=N: analyse's count of the requester's
  * analyses waits N ms on the reader before its query.
+ * CHESS_TEST_REPORT_COUNT_MS=N: report's read of the reporter's reports
+ * of the day waits N ms on the reader before its query.
  * CHESS_TEST_EVENT_SEED=N: every new tournament's seed is N (the same
  * colours in two runs). CHESS_TEST_TOURNEY_TICK_MS=N: the tournament
  * directors tick every N ms, so that a test's test_clock steps alone
@@ -644,6 +646,7 @@ static struct hub_config hub_config_of(const struct config *cfg)
         .swiss_pair_delay_ms = (int)test_env("CHESS_TEST_SWISS_PAIR_MS"),
         .analysis_count_delay_ms = (int)test_env(
             "CHESS_TEST_ANALYSIS_COUNT_MS"),
+        .report_count_delay_ms = (int)test_env("CHESS_TEST_REPORT_COUNT_MS"),
         .event_seed = (uint64_t)test_env("CHESS_TEST_EVENT_SEED"),
         .tourney_tick_ms = test_env("CHESS_TEST_TOURNEY_TICK_MS"),
         .swiss_trf_hold_ms = test_env("CHESS_TEST_SWISS_TRF_HOLD_MS"),

@@ -168,6 +168,10 @@ struct hub_config {
     /* tests only: how long analyse's count waits on the reader before
      * its query (a job asked meanwhile may end first: analysis.c) */
     int analysis_count_delay_ms;
+    /* tests only: how long report's read of the reporter's day waits on
+     * the reader before its query (a report's write made just before
+     * may commit meanwhile: relation.c) */
+    int report_count_delay_ms;
     /* tests only (test time on): every new event's seed when not 0, and
      * the directors' tick period when not 0 (else TOURNEY_TICK_MS) */
     uint64_t event_seed;

@@ -13,17 +13,20 @@
  * lila's Report sums its atoms, capped at 100, the worst first. A
  * reporter names a player once a day (already_reported after) and at
  * most LIMIT_REPORTS_PER_DAY players a day (rate_limited after): the
- * store's rows of the last day count, and this node's reports that the
- * read may not have seen yet (struct reporter) with them.
+ * store's rows of the last day the read found count, and with them this
+ * node's reports (struct reporter) whose rows it did not find (a write
+ * not committed when it ran): each once, whether or not its write
+ * committed while the read ran (count_day).
  *
  * What a client costs. block and report are one read each (the target's
- * account row; a report also counts the reporter's rows of the day, one
- * index range) within the connection's read budget, and one write; an
- * unblock one write; blocks nothing but its answer. Writes are
- * LIMIT_RELATION_WRITES_* per account (shared by a cluster's nodes). In
- * memory: the blocks of each account here with its facts (64 bytes
- * each, LIMIT_BLOCKS at most), and the day's reports made here (a
- * reporter's at most LIMIT_REPORTS_PER_DAY, swept after a day).
+ * account row; a report also reads the reporter's rows of the day, one
+ * index range, LIMIT_REPORTS_PER_DAY rows at most) within the
+ * connection's read budget, and one write; an unblock one write; blocks
+ * nothing but its answer. Writes are LIMIT_RELATION_WRITES_* per account
+ * (shared by a cluster's nodes). In memory: the blocks of each account
+ * here with its facts (64 bytes each, LIMIT_BLOCKS at most), and the
+ * day's reports made here (a reporter's at most LIMIT_REPORTS_PER_DAY,
+ * swept after a day).
  */
 #include "hub/relation.h"
 
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "game/lobby.h"
 #include "hub/hub_internal.h"
@@ -46,10 +50,11 @@
  * block) or "-PID" (an unblock) of the told player. */
 #define RELATION_TELL 'K'
 
-/* A report made here in the last day, not yet surely seen by a read. */
+/* A report made here in the last day (its row: reporter, suspect,
+ * at_ms; one a suspect a day), not yet surely seen by a read. */
 struct made {
     char suspect[PROTO_KEY_MAX + 1];
-    int64_t at_ms; /* wall */
+    int64_t at_ms; /* wall: its row's */
     uint64_t seq;  /* its write */
 };
 
@@ -384,16 +389,33 @@ static void told(struct hub *h, struct player *p, const char *payload,
 /* ---- the commands --------------------------------------------------------- */
 
 /* A command's read: the account `to` names, and for a report the
- * reporter's reports of the day. */
+ * reporter's reports of the day (their rows: which of them the read saw,
+ * for count_day). */
 struct cmd_read {
     struct hub_read r;
     struct proto_msg m;
     char pid[PROTO_KEY_MAX + 1]; /* the asker's */
     int64_t since_ms;            /* report: the day began then */
+    int delay_ms;                /* tests only: before the day's query */
     bool found;                  /* `to` is an account: */
     char to_pid[PROTO_KEY_MAX + 1], to_name[PROTO_NAME_MAX + 1];
-    int total, of_suspect; /* report: the reporter's counts */
+    /* report: the reporter's rows of the day, to_pid's first, then the
+     * newest (at most the limit's: with that many it is reached) */
+    struct store_reported day[LIMIT_REPORTS_PER_DAY];
+    size_t nday;
 };
+
+/* The reporter's rows of the day read into q. 0, or -1. */
+static int read_day(struct store *st, struct cmd_read *q)
+{
+    if (q->delay_ms > 0) { /* (tests only: the reader's, not the loop's) */
+        struct timespec ts = {q->delay_ms / 1000,
+                              (long)(q->delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return store_reports_by(st, q->pid, q->to_pid, q->since_ms, q->day,
+                            LIMIT_REPORTS_PER_DAY, &q->nday);
+}
 
 static int cmd_run(struct store *st, struct hub_read *r)
 {
@@ -418,9 +440,7 @@ static int cmd_run(struct store *st, struct hub_read *r)
         }
     }
     q->found = rc == 1;
-    if (q->found && q->m.type == PROTO_T_REPORT &&
-        store_report_counts(st, q->pid, q->to_pid, q->since_ms, &q->total,
-                            &q->of_suspect) < 0)
+    if (q->found && q->m.type == PROTO_T_REPORT && read_day(st, q) < 0)
         return -1;
     return 0;
 }
@@ -475,17 +495,39 @@ static void do_block(struct hub *h, struct session *s, struct cmd_read *q)
     log_info("event=block player=%s blocked=%s", p->pid, b.pid);
 }
 
-/* The reporter's reports made here that the read (as of seen) may have
- * missed: counted into q. */
-static void count_unseen(struct hub *h, struct cmd_read *q, uint64_t seen)
+/* True when m's row is among the rows q's read found. */
+static bool row_found(const struct cmd_read *q, const struct made *m)
+{
+    for (size_t i = 0; i < q->nday; i++)
+        if (q->day[i].at_ms == m->at_ms &&
+            !strcmp(q->day[i].suspect, m->suspect))
+            return true;
+    return false;
+}
+
+/* The reporter's day: the rows q's read found, and its reports made here
+ * whose rows the read did not find, into *total and *of_suspect (of
+ * them, q->to_pid's). A read sees every write up to its `seen` and maybe
+ * later ones, so a report written after `seen` may be among the rows or
+ * not: only the rows tell, and it counts once either way. One written by
+ * `seen` is among them, unless the read stopped at its bound (the limit
+ * reached then anyway). */
+static void count_day(struct hub *h, const struct cmd_read *q, int *total,
+                      int *of_suspect)
 {
     struct reporter *rp = table_get(&R(h)->reporters, q->pid);
 
-    for (size_t i = 0; rp && i < rp->n; i++)
-        if (rp->v[i].seq > seen && rp->v[i].at_ms >= q->since_ms) {
-            q->total++;
-            q->of_suspect += !strcmp(rp->v[i].suspect, q->to_pid);
-        }
+    *total = (int)q->nday;
+    *of_suspect = 0;
+    for (size_t i = 0; i < q->nday; i++)
+        *of_suspect += !strcmp(q->day[i].suspect, q->to_pid);
+    for (size_t i = 0; rp && i < rp->n; i++) {
+        const struct made *m = &rp->v[i];
+        if (m->seq <= q->r.seen || m->at_ms < q->since_ms || row_found(q, m))
+            continue;
+        (*total)++;
+        *of_suspect += !strcmp(m->suspect, q->to_pid);
+    }
 }
 
 /* Remembers a report made here (a day's worth). */
@@ -520,12 +562,13 @@ static void do_report(struct hub *h, struct session *s, struct cmd_read *q)
     struct store_report row = {0};
     const char *reason = proto_report_reason_name(q->m.reason);
     char msg[PROTO_MSG_MAX];
+    int total, of_suspect;
     uint64_t seq;
 
     if (own(s, &q->m, q->to_pid))
         return;
-    count_unseen(h, q, q->r.seen);
-    if (q->of_suspect) {
+    count_day(h, q, &total, &of_suspect);
+    if (of_suspect) {
         snprintf(msg, sizeof msg,
                  "you reported %s less than a day ago: a player may be "
                  "reported once a day",
@@ -533,7 +576,7 @@ static void do_report(struct hub *h, struct session *s, struct cmd_read *q)
         hub_send_error(s, PROTO_ALREADY_REPORTED, msg, &q->m.id);
         return;
     }
-    if (q->total >= LIMIT_REPORTS_PER_DAY) {
+    if (total >= LIMIT_REPORTS_PER_DAY) {
         hub_send_error(s, PROTO_RATE_LIMITED,
                        "you made 20 reports in the last day: the most there "
                        "may be",
@@ -648,6 +691,8 @@ static void relation_command(struct session *s, const struct proto_msg *m,
     q->r.answer = cmd_answer;
     q->m = *m;
     q->since_ms = hub_wall_ms(h) - LIMIT_REPORT_WINDOW_MS;
+    if (m->type == PROTO_T_REPORT)
+        q->delay_ms = h->cfg.report_count_delay_ms;
     snprintf(q->pid, sizeof q->pid, "%s", p->pid);
     if (hub_read_submit_for(s, &q->r, &m->id, 0) == 0)
         s->waiting = true; /* (what s sends next waits for its answer) */

@@ -90,7 +90,7 @@ static struct store *new_store(const struct store_backend *be,
            be->live_gids && be->get_analysis && be->analyses_by &&
            be->queued_analyses && be->api_token && be->api_tokens &&
            be->load_arena && be->chat_lines && be->blocks && be->moderators &&
-           be->open_reports && be->report_counts && be->report_queue);
+           be->open_reports && be->reports_by && be->report_queue);
     if (!s) {
         errtext_set(err, errlen, "out of memory");
         return NULL;

@@ -653,11 +653,21 @@ int store_list_moderators(struct store *s, struct store_block *out,
  * rows it returns. */
 int store_list_bots(struct store *s, struct store_block *out, size_t max,
                     size_t *n);
-/* The reports reporter made at since_ms or later: *total of them, and
- * *of_suspect of them about suspect. 0, or -1. */
-int store_report_counts(struct store *s, const char *reporter,
-                        const char *suspect, int64_t since_ms, int *total,
-                        int *of_suspect);
+/* One report a reporter made, as store_reports_by reads it. */
+struct store_reported {
+    char suspect[33];
+    int64_t at_ms;
+};
+/* The reports reporter made at since_ms or later, in one snapshot (one
+ * statement): those of suspect first, then the newest first, at most max
+ * into out (the caller's), *n how many (max when reporter has max or
+ * more). 0, or -1 on a database error (*n 0 then). Any thread: a reader's
+ * (hub/relation.c counts a reporter's day with the rows it found, and
+ * knows which of its own reports the read saw). The reporter's rows of
+ * the range are sorted (an index range: a day's reports, about 20). */
+int store_reports_by(struct store *s, const char *reporter,
+                     const char *suspect, int64_t since_ms,
+                     struct store_reported *out, size_t max, size_t *n);
 /* One entry of the moderators' queue: the open reports of one suspect
  * for one reason (lila's report with its atoms): the sum of their
  * scores capped at 100, how many, the newest's time. */

@@ -369,9 +369,9 @@ struct store_backend {
     /* Blocks and reports (store.h's store_list_blocks ...). */
     int (*blocks)(struct store *s, const char *pid, struct store_block *v,
                   size_t max, size_t *n);
-    int (*report_counts)(struct store *s, const char *reporter,
-                         const char *suspect, int64_t since_ms, int *total,
-                         int *of_suspect);
+    int (*reports_by)(struct store *s, const char *reporter,
+                      const char *suspect, int64_t since_ms,
+                      struct store_reported *v, size_t max, size_t *n);
     int (*report_queue)(struct store *s, struct store_report_entry *v,
                         size_t max, size_t *n);
     /* store_open_reports */

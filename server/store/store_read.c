@@ -878,19 +878,23 @@ int store_list_bots(struct store *s, struct store_block *out, size_t max,
     return account_list(s, s->be->bots, out, max, n);
 }
 
-int store_report_counts(struct store *s, const char *reporter,
-                        const char *suspect, int64_t since_ms, int *total,
-                        int *of_suspect)
+int store_reports_by(struct store *s, const char *reporter,
+                     const char *suspect, int64_t since_ms,
+                     struct store_reported *out, size_t max, size_t *n)
 {
     int rc;
 
-    *total = *of_suspect = 0;
-    if (!reporter || !*reporter || !suspect)
+    assert(n);
+    *n = 0;
+    if (!reporter || !*reporter || !suspect || (max && !out))
         return -1;
+    if (!max)
+        return 0;
     store__read_enter(s);
-    rc = s->be->report_counts(s, reporter, suspect, since_ms, total,
-                              of_suspect);
+    rc = s->be->reports_by(s, reporter, suspect, since_ms, out, max, n);
     store__read_leave(s);
+    if (rc < 0)
+        *n = 0;
     return rc < 0 ? -1 : 0;
 }
 

@@ -223,6 +223,44 @@ class RelationTest(FreshServerTest):
         self.assertEqual(srv.sql(
             "SELECT count(*) FROM reports WHERE suspect = ?", d.pid), [(0,)])
 
+    def test_a_report_committed_during_the_next_read_counts_once(self):
+        """20 a day, reached at 20: alice's day holds 18 reports, then two
+        sent at once. The second's read of her day waits on the reader
+        (CHESS_TEST_REPORT_COUNT_MS) while the first's write commits, and
+        finds its row: the first, made here after the read began, counts
+        once (not again as a report the read may not have seen), so the
+        second is made too, and a third is refused at 20."""
+        srv = self.server(env={"CHESS_TEST_CLOCK_MS": "0",
+                               "CHESS_TEST_REPORT_COUNT_MS": "500"})
+        a, _, c, d, e, f = (self.account(srv, n) for n in
+                            ("alice", "bob", "carol", "dave", "erin", "fay"))
+        a.request({"t": "report", "to": "bob", "reason": "cheat",
+                   "text": "x"}, "reported")
+        for _ in range(17):
+            srv.sql("INSERT INTO reports (reporter, suspect, reason, text, "
+                    "score, at_ms) VALUES (?, ?, 'other', 'x', 20, ?)",
+                    a.pid, f.pid, r_at(srv, a.pid))
+        a.send({"t": "report", "to": "carol", "reason": "spam", "text": "x",
+                "id": 1})
+        a.send({"t": "report", "to": "dave", "reason": "spam", "text": "x",
+                "id": 2})
+        got = []
+        while len(got) < 2:
+            m = a.next(timeout=5)
+            if "id" in m:
+                got.append((m["t"], m["id"], m.get("pid", m.get("code"))))
+        self.assertEqual(got, [("reported", 1, c.pid), ("reported", 2, d.pid)])
+        self.assertEqual(srv.sql(
+            "SELECT count(*) FROM reports WHERE reporter = ?", a.pid),
+            [(20,)])
+        a.send({"t": "report", "to": "erin", "reason": "spam", "text": "x"})
+        self.assertIn("20 reports", a.expect_error("rate_limited")["msg"])
+        a.send({"t": "report", "to": "dave", "reason": "spam", "text": "x"})
+        self.assertIn("once a day",
+                      a.expect_error("already_reported")["msg"])
+        self.assertEqual(srv.sql(
+            "SELECT count(*) FROM reports WHERE suspect = ?", e.pid), [(0,)])
+
 
 def r_at(srv, pid):
     """The time of pid's stored report (one made now, for the day)."""

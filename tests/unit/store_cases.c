@@ -1235,7 +1235,8 @@ END_TEST
 
 /* Blocks and reports (migration 0016): a block stored once, listed
  * oldest first with the blocked account's name, ended; one of no
- * account dropped. Reports counted per reporter since a time, and the
+ * account dropped. A reporter's reports since a time (the suspect's
+ * first, then the newest, at most max of them), and the
  * moderators' queue: the open reports of a suspect and reason summed
  * (lila's atoms), capped at 100, the worst first, then the newest. */
 START_TEST(blocks_and_the_report_queue)
@@ -1249,7 +1250,7 @@ START_TEST(blocks_and_the_report_queue)
         .reason = "cheat", .text = "engine \u265e", .score = 20};
     uint8_t dead[32], tok[32];
     size_t n = 9;
-    int total = -1, of = -1;
+    struct store_reported day[4];
 
     for (int i = 0; i < 4; i++) {
         struct store_player g = player(pids[i], "guest", 1);
@@ -1325,14 +1326,30 @@ START_TEST(blocks_and_the_report_queue)
     ck_assert_int_eq(q[3].score, 20);
     ck_assert_int_eq(store_report_queue(s, q, 2, &n), 0);
     ck_assert_uint_eq(n, 2);
-    ck_assert_int_eq(
-        store_report_counts(s, "pidA", "pidB", 10000, &total, &of), 0);
-    ck_assert_int_eq(total, 2); /* bob's at 10000 and cat's at 12000 */
-    ck_assert_int_eq(of, 1);
-    ck_assert_int_eq(
-        store_report_counts(s, "pidA", "pidB", 10001, &total, &of), 0);
-    ck_assert_int_eq(total, 1);
-    ck_assert_int_eq(of, 0);
+    /* ann's reports: dan's at 1000, bob's at 10000, cat's at 12000 */
+    ck_assert_int_eq(store_reports_by(s, "pidA", "pidD", 1000, day, 4, &n),
+                     0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(day[0].suspect, "pidD"); /* (the suspect's first) */
+    ck_assert_int_eq(day[0].at_ms, 1000);
+    ck_assert_str_eq(day[1].suspect, "pidC"); /* (then the newest) */
+    ck_assert_int_eq(day[1].at_ms, 12000);
+    ck_assert_str_eq(day[2].suspect, "pidB");
+    ck_assert_int_eq(day[2].at_ms, 10000);
+    ck_assert_int_eq(store_reports_by(s, "pidA", "pidD", 0, day, 1, &n), 0);
+    ck_assert_uint_eq(n, 1); /* (at most max: the suspect's kept) */
+    ck_assert_str_eq(day[0].suspect, "pidD");
+    ck_assert_int_eq(store_reports_by(s, "pidA", "pidB", 10001, day, 4, &n),
+                     0);
+    ck_assert_uint_eq(n, 1); /* (since 10001: cat's alone) */
+    ck_assert_str_eq(day[0].suspect, "pidC");
+    ck_assert_int_eq(store_reports_by(s, "pidA", "nobody", 0, day, 2, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(day[0].suspect, "pidC");
+    ck_assert_str_eq(day[1].suspect, "pidB");
+    ck_assert_int_eq(store_reports_by(s, "pidE", "pidB", 0, day, 4, &n), 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(store_reports_by(s, "", "pidB", 0, day, 4, &n), -1);
     /* refused: a report of one's self, an unknown reason, no text */
     snprintf(r.suspect, sizeof r.suspect, "%s", r.reporter);
     wait_committed(s, store_put_report(s, &r));

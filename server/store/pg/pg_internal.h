@@ -182,9 +182,9 @@ int pg__api_tokens(struct store *s, const char *pid,
                    struct store_api_token *v, size_t max, size_t *n);
 int pg__blocks(struct store *s, const char *pid, struct store_block *v,
                size_t max, size_t *n);
-int pg__report_counts(struct store *s, const char *reporter,
-                      const char *suspect, int64_t since_ms, int *total,
-                      int *of_suspect);
+int pg__reports_by(struct store *s, const char *reporter, const char *suspect,
+                   int64_t since_ms, struct store_reported *v, size_t max,
+                   size_t *n);
 int pg__report_queue(struct store *s, struct store_report_entry *v,
                      size_t max, size_t *n);
 int pg__live_gids(struct store *s, const char *after, int64_t before_ms,

@@ -810,9 +810,9 @@ int pg__open_reports(struct store *s, struct store_report *v, size_t max,
     return 0;
 }
 
-int pg__report_counts(struct store *s, const char *reporter,
-                      const char *suspect, int64_t since_ms, int *total,
-                      int *of_suspect)
+int pg__reports_by(struct store *s, const char *reporter, const char *suspect,
+                   int64_t since_ms, struct store_reported *v, size_t max,
+                   size_t *n)
 {
     struct pgp p;
     PGresult *r;
@@ -821,11 +821,13 @@ int pg__report_counts(struct store *s, const char *reporter,
     pgp_text(&p, reporter);
     pgp_text(&p, suspect);
     pgp_int(&p, since_ms);
-    if (!(r = rd(s, "r_report_counts", NULL, &p, false)))
+    pgp_int(&p, (int64_t)max);
+    if (!(r = rd(s, "r_reports_by", NULL, &p, false)))
         return -1;
-    if (PQntuples(r) == 1) {
-        *total = (int)pg__col_int(r, 0, 0);
-        *of_suspect = (int)pg__col_int(r, 0, 1);
+    for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+        struct store_reported *x = &v[(*n)++];
+        pg__col_str(r, i, 0, x->suspect, sizeof x->suspect);
+        x->at_ms = pg__col_int(r, i, 1);
     }
     PQclear(r);
     return 0;

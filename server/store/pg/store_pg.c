@@ -233,9 +233,9 @@ static const struct pg_stmt reader_stmts[] = {
     {"r_blocks", "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
                  "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = $1 "
                  "ORDER BY b.at_ms, b.blocked LIMIT $2"},
-    {"r_report_counts", "SELECT count(*), count(*) FILTER (WHERE suspect = "
-                        "$2) FROM reports WHERE reporter = $1 "
-                        "AND at_ms >= $3"},
+    {"r_reports_by", "SELECT suspect, at_ms FROM reports "
+                     "WHERE reporter = $1 AND at_ms >= $3 "
+                     "ORDER BY (suspect = $2) DESC, at_ms DESC LIMIT $4"},
     {"r_report_queue",
      "SELECT r.suspect, a.username, r.reason, LEAST(sum(r.score), 100) AS "
      "sc, count(*), max(r.at_ms) AS last FROM reports r JOIN accounts a ON "
@@ -619,6 +619,6 @@ const struct store_backend store__pg = {
     .moderators = pg__moderators,
     .bots = pg__bots,
     .open_reports = pg__open_reports,
-    .report_counts = pg__report_counts,
+    .reports_by = pg__reports_by,
     .report_queue = pg__report_queue,
 };

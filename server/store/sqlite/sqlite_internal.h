@@ -46,7 +46,7 @@ struct sqlite_be {
     sqlite3_stmt *r_settings, *r_playban, *w_playban, *r_seat_live,
         *r_live_gids;
     sqlite3_stmt *r_analysis, *r_analyses_by, *r_analyses_queued, *r_api_hash,
-        *r_api_id, *r_api_pid, *r_blocks, *r_report_counts, *r_report_queue,
+        *r_api_id, *r_api_pid, *r_blocks, *r_reports_by, *r_report_queue,
         *r_moderators, *r_open_reports, *r_bots;
 
     pthread_t ckpt_thread;
@@ -170,9 +170,9 @@ int sq__api_tokens(struct store *s, const char *pid,
                    struct store_api_token *v, size_t max, size_t *n);
 int sq__blocks(struct store *s, const char *pid, struct store_block *v,
                size_t max, size_t *n);
-int sq__report_counts(struct store *s, const char *reporter,
-                      const char *suspect, int64_t since_ms, int *total,
-                      int *of_suspect);
+int sq__reports_by(struct store *s, const char *reporter, const char *suspect,
+                   int64_t since_ms, struct store_reported *v, size_t max,
+                   size_t *n);
 int sq__report_queue(struct store *s, struct store_report_entry *v,
                      size_t max, size_t *n);
 int sq__live_gids(struct store *s, const char *after, int64_t before_ms,

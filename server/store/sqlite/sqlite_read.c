@@ -817,23 +817,24 @@ int sq__open_reports(struct store *s, struct store_report *v, size_t max,
     return rows_end(s, st, rc);
 }
 
-int sq__report_counts(struct store *s, const char *reporter,
-                      const char *suspect, int64_t since_ms, int *total,
-                      int *of_suspect)
+int sq__reports_by(struct store *s, const char *reporter, const char *suspect,
+                   int64_t since_ms, struct store_reported *v, size_t max,
+                   size_t *n)
 {
     struct sqlite_be *b = s->be_state;
-    sqlite3_stmt *st = b->r_report_counts;
+    sqlite3_stmt *st = b->r_reports_by;
     int rc;
 
     sqlite3_bind_text(st, 1, reporter, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, suspect, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, since_ms);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        *total = sqlite3_column_int(st, 0);
-        *of_suspect = sqlite3_column_int(st, 1);
+    sqlite3_bind_int64(st, 4, (int64_t)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct store_reported *x = &v[(*n)++];
+        col_text(st, 0, x->suspect, sizeof x->suspect);
+        x->at_ms = sqlite3_column_int64(st, 1);
     }
-    return row_end(s, st, rc) < 0 ? -1 : 0;
+    return rows_end(s, st, rc);
 }
 
 int sq__report_queue(struct store *s, struct store_report_entry *v,

@@ -237,8 +237,9 @@ static const struct stmt_def reader_stmts[] = {
     DEF(r_blocks, "SELECT b.blocked, a.username, b.at_ms FROM blocks b "
                   "JOIN accounts a ON a.pid = b.blocked WHERE b.pid = ?1 "
                   "ORDER BY b.at_ms, b.blocked LIMIT ?2"),
-    DEF(r_report_counts, "SELECT count(*), coalesce(sum(suspect = ?2), 0) "
-                         "FROM reports WHERE reporter = ?1 AND at_ms >= ?3"),
+    DEF(r_reports_by, "SELECT suspect, at_ms FROM reports "
+                      "WHERE reporter = ?1 AND at_ms >= ?3 "
+                      "ORDER BY (suspect = ?2) DESC, at_ms DESC LIMIT ?4"),
     DEF(r_report_queue, STORE_REPORT_QUEUE "?1"),
     DEF(r_open_reports,
         "SELECT r.suspect, r.reason, a.username, r.text, r.at_ms "
@@ -807,7 +808,7 @@ const struct store_backend store__sqlite = {
     .moderators = sq__moderators,
     .bots = sq__bots,
     .open_reports = sq__open_reports,
-    .report_counts = sq__report_counts,
+    .reports_by = sq__reports_by,
     .report_queue = sq__report_queue,
 };
 
