@@ -43,8 +43,11 @@ meson test -C build-test --print-errorlogs --num-processes 2 \
 setup build-asan --werror --buildtype=debug -Dtests=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
+# (the integration modules on SQLite; on PostgreSQL they run in build-test,
+# and the PostgreSQL store's C tests, suite cluster, run here)
 meson test -C build-asan --print-errorlogs --num-processes 2 \
-    --suite unit --suite integration --suite cluster --no-suite valgrind-pg
+    --suite unit --suite integration --suite cluster --no-suite valgrind-pg \
+    --no-suite integration-pg
 
 # libFuzzer: each target for a bounded time (longer by hand: see
 # tests/fuzz/README.md); a crash fails the run.
