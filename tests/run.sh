@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/run.sh - install what is missing, build, and run every test:
 # unit (Check), integration (on SQLite and, suite integration-pg, on
-# PostgreSQL) and cluster tests in a -Werror build, the same under
-# AddressSanitizer + UndefinedBehaviorSanitizer, the unit tests and the
+# PostgreSQL) and cluster tests in a -Werror build, the same but the
+# integration modules on PostgreSQL under AddressSanitizer +
+# UndefinedBehaviorSanitizer, the unit tests and the
 # cluster suite's C tests under valgrind memcheck (those that need
 # PostgreSQL inside its fixture: suite valgrind-pg), the browser
 # tests (chromium via playwright-core), and a minute of libFuzzer per fuzz
