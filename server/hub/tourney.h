@@ -220,8 +220,8 @@ void tourney_relay(struct tourney_director *d, struct tourney_event *e,
 void tourney_relayed(struct tourney_director *d, const char *payload,
                      size_t len);
 /* g, hosted here, is a game of copy r of another node's event (its last
- * relay names it): linked as tourney_link does, the event's name and
- * its berserk (the relay's "berserk":true) read from the relay. */
+ * relay names it): linked as tourney_link does, the event's name read
+ * from the relay, berserk false (this node refuses one). */
 void tourney_link_copy(struct game *g, const char *kind,
                        const struct tourney_event *r);
 /* fn(g, r) for each game g hosted here, not over, that copy r's text

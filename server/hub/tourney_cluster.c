@@ -169,8 +169,8 @@ void tourney_link_copy(struct game *g, const char *kind,
     strcopy(ev.name, sizeof ev.name,
             json_is_string(name) ? json_string_value(name) : "");
     json_decref(name);
-    ev.berserk = !strcmp(kind, "arena") &&
-                 strstr(r->text, "\"berserk\":true") != NULL;
+    /* (berserk stays false: a node that does not direct the event
+     * refuses it, so no client shows the button here) */
     game_set_event(g, &ev);
 }
 

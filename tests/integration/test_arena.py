@@ -566,10 +566,11 @@ class ClusterArenaTest(FreshServerTest):
         wb.request({"t": "arena_watch", "event": ev}, "arena_standings")
         srv.nodes[0].kill()
         # adopted by node 1 or 2 before the takeover, the game names its
-        # event (the dead director's last relay names it): a's sync
+        # event (the dead director's last relay names it): a's sync; no
+        # berserk there (a node that does not direct the event refuses it)
         self.assertEqual(self.adopted_state(a, gid2)["event"],
                          {"id": ev, "kind": "arena", "name": "Blitz",
-                          "berserk": True})
+                          "berserk": False})
         # the game ends where it is adopted, before the takeover: the new
         # director reads its end from the store
         self.resign_adopted(a, gid2)
