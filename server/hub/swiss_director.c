@@ -697,11 +697,13 @@ int hub_swiss_http(struct hub *h, const char *rest, uint64_t later,
                    struct http_reply *r)
 {
     char id[PROTO_KEY_MAX + 1];
-    size_t n = strcspn(rest, "/");
+    size_t n = strcspn(rest, "/.");
     struct tourney_director *d = state(h);
     struct swiss_tourney *e = NULL;
 
-    if (n && n < sizeof id && !strcmp(rest + n, "/trf")) {
+    /* EID/trf, or EID.trf (the and lichess's form) */
+    if (n && n < sizeof id &&
+        (!strcmp(rest + n, "/trf") || !strcmp(rest + n, ".trf"))) {
         memcpy(id, rest, n);
         id[n] = '\0';
         e = d ? EV(tourney_find(d, id)) : NULL;

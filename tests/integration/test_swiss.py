@@ -121,6 +121,8 @@ class SwissTest(FreshServerTest):
         status, ctype, body = srv.http("/api/swiss/%s/trf" % ev)
         self.assertEqual((status, body.decode()), (200, trf))
         self.assertTrue(ctype.startswith("text/plain"))
+        self.assertEqual(srv.http("/api/swiss/%s.trf" % ev),
+                         (status, ctype, body))  # (the same, lichess's form)
         expect2 = sorted(pair_with_cli(trf))
         games, st = self.round_games(ps, w, ev, 2)
         self.assertEqual(self.pairs_of(st), expect2)
@@ -341,8 +343,12 @@ class SwissTest(FreshServerTest):
                   "swiss_start", "swiss_trf"):
             err = guest.request({"t": t, "event": "nosuchevent"}, "error")
             self.assertEqual(err["code"], "no_such_event")
-        status, body = srv.http_json("/api/swiss/nosuchevent/trf")
-        self.assertEqual(status, 404)
+        for path in ("/api/swiss/nosuchevent/trf",
+                     "/api/swiss/nosuchevent.trf", "/api/swiss/%s.pgn" % ev,
+                     "/api/swiss/%s/trf/x" % ev, "/api/swiss/.trf"):
+            status, body = srv.http_json(path)
+            self.assertEqual((status, body), (404, {"error": "no_such_event"}),
+                             path)
         err = guest.request({"t": "swiss_start", "event": ev}, "error")
         self.assertEqual(err["code"], "not_organiser")
         err = guest.request({"t": "swiss_withdraw", "event": ev}, "error")
