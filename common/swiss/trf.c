@@ -680,6 +680,26 @@ static int by_rank(const void *x, const void *y)
     return a->p - b->p;
 }
 
+/* An XXS line of ev's point values when they are not the standard ones
+ * (a file read with XXS is written with it: the same points read back). */
+static void write_xxs(struct sbuf *b, const struct swiss_points *v)
+{
+    static const char *const keys[] = {"W",   "D",   "L",   "FW", "FL",
+                                       "PAB", "FPB", "HPB", "ZPB"};
+    const int vals[] = {v->win,         v->draw,         v->loss,
+                        v->forfeit_win, v->forfeit_loss, v->pab,
+                        v->full_bye,    v->half_bye,     v->zero_bye};
+    struct swiss_points std;
+
+    swiss_points_standard(&std);
+    if (!memcmp(&std, v, sizeof std))
+        return;
+    sb_printf(b, "XXS");
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        sb_printf(b, " %s=%d.%d", keys[i], vals[i] / 10, vals[i] % 10);
+    sb_printf(b, "\n");
+}
+
 char *trf_write(const struct trf_file *f)
 {
     const struct swiss_event *ev = &f->ev;
@@ -709,6 +729,7 @@ char *trf_write(const struct trf_file *f)
         write_player(&b, f, p, rank[p]);
     if (ev->total_rounds)
         sb_printf(&b, "XXR %d\n", ev->total_rounds);
+    write_xxs(&b, &ev->points);
     sb_printf(&b, "XXC %s\n", ev->first_colour == 'b' ? "black1" : "white1");
     for (int i = 0; i < ev->n_forbidden; i++)
         sb_printf(&b, "XXP %d %d\n", ev->forbidden[2 * i],

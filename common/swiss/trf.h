@@ -61,7 +61,8 @@ int trf_parse(const char *text, size_t len, struct trf_file *f,
 void trf_free(struct trf_file *f);
 
 /* Writes f as TRF text: the kept header lines, the 001 lines (points and
- * rank recomputed from the entries), XXR, XXC and an `XXP a b` line for
+ * rank recomputed from the entries), XXR, XXS when the point values are
+ * not the standard ones, XXC and an `XXP a b` line for
  * each of ev.forbidden's pairs. Returns a malloc'd
  * string the caller frees, or NULL when out of memory. */
 char *trf_write(const struct trf_file *f);
