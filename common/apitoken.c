@@ -10,8 +10,9 @@
  * mean something here; the others are refused by name, so that a client
  * asking for one learns at once that this server has no such thing. */
 static const char *const scopes[] = {
-    "bot:play",        "board:play",      "challenge:read",
-    "challenge:write", "preference:read", "preference:write",
+    "bot:play",         "board:play",      "challenge:read",
+    "challenge:write",  "preference:read", "preference:write",
+    "tournament:write",
 };
 #define N_SCOPES ((int)(sizeof scopes / sizeof *scopes))
 

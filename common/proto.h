@@ -185,6 +185,8 @@ enum proto_type {
     PROTO_T_MOD_PLAYER,
     PROTO_T_MOD_CHAT_DELETE,
     PROTO_T_MOD_GAME,
+    PROTO_T_ARENA_RESULTS,
+    PROTO_T_SWISS_RESULTS,
     PROTO_T_COUNT
 };
 
@@ -260,6 +262,7 @@ struct proto_entry {
     int rating_min, rating_max; /* 0: no bound */
     int rated_games_min;
     bool accounts_only;
+    bool bots; /* bot accounts may join (lichess's "allow bots") */
     char password[PROTO_ENTRY_PASSWORD_MAX + 1];
 };
 /* swiss_create: "rounds" from 1 to PROTO_SWISS_ROUNDS_MAX,

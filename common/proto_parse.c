@@ -160,6 +160,8 @@ static const struct {
                             F_EVENT | F_PAIRS},
     [PROTO_T_ARENA_START] = {"arena_start", F_EVENT, F_EVENT},
     [PROTO_T_ARENA_TERMINATE] = {"arena_terminate", F_EVENT, F_EVENT},
+    [PROTO_T_ARENA_RESULTS] = {"arena_results", F_EVENT, F_EVENT},
+    [PROTO_T_SWISS_RESULTS] = {"swiss_results", F_EVENT, F_EVENT},
     [PROTO_T_MOD_MAINTENANCE] = {"mod_maintenance", F_START_IN | F_TEXT,
                                  F_TEXT},
     [PROTO_T_MOD_PLAYER] = {"mod_player", F_TO, F_TO},
@@ -802,9 +804,9 @@ static int entry_int(json_t *c, const char *key, int lo, int hi, int *out,
 static int parse_entry_fields(json_t *root, struct proto_msg *m,
                               field_set present, struct proto_error *e)
 {
-    static const char *const keys[] = {"rating_min", "rating_max",
+    static const char *const keys[] = {"rating_min",      "rating_max",
                                        "rated_games_min", "accounts_only",
-                                       "password"};
+                                       "password",        "bots"};
     struct proto_entry *x = &m->entry;
     const char *key;
     json_t *c, *v;
@@ -844,6 +846,12 @@ static int parse_entry_fields(json_t *root, struct proto_msg *m,
             return fail(e, PROTO_BAD_FIELD, "%s",
                         "conditions.accounts_only: true or false");
         x->accounts_only = json_is_true(v);
+    }
+    if ((v = json_object_get(c, "bots"))) {
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s",
+                        "conditions.bots: true or false");
+        x->bots = json_is_true(v);
     }
     if (json_object_get(c, "password") &&
         (get_string(c, "password", x->password, sizeof x->password, e) < 0 ||

@@ -16,6 +16,7 @@ export const SCOPES = [
     ['challenge:write', 'Send, accept and decline challenges'],
     ['preference:read', 'Read your settings'],
     ['preference:write', 'Change your settings'],
+    ['tournament:write', 'Create, join and leave tournaments'],
 ];
 
 const ERRORS = {

@@ -37,7 +37,8 @@ const char tokencli_help[] =
     "for\n"
     "the account USERNAME with SCOPES (comma-separated: bot:play,"
     "board:play,\n"
-    "challenge:read,challenge:write,preference:read,preference:write) and\n"
+    "challenge:read,challenge:write,preference:read,preference:write,\n"
+    "tournament:write) and\n"
     "prints it alone on standard output; token list USERNAME lists the\n"
     "account's tokens (never their text); token revoke ID revokes one.\n"
     "Each runs beside the server. Exit 2 for an unknown user, scope or id.\n";

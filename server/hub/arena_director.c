@@ -13,6 +13,7 @@
 #include "hub/arena_director.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,20 +302,21 @@ static json_t *standing_row(const struct event *e, int p)
         json_array_append_new(sheet, x);
     }
     g = st.game;
-    return json_pack("{s:i,s:s,s:s,s:i,s:i,s:b,s:b,s:o,s:o}", "rank", st.rank,
-                     "id", e->players[p].pid, "name", e->players[p].name,
-                     "score", st.score, "performance", st.performance, "fire",
-                     st.fire, "withdrawn", st.withdrawn, "game",
-                     g >= 0 ? json_string(e->gids[g]) : json_null(), "sheet",
-                     sheet);
+    return json_pack(
+        "{s:i,s:s,s:s,s:i,s:i,s:i,s:b,s:b,s:o,s:o}", "rank", st.rank, "id",
+        e->players[p].pid, "name", e->players[p].name, "rating", st.rating,
+        "score", st.score, "performance", st.performance, "fire", st.fire,
+        "withdrawn", st.withdrawn, "game",
+        g >= 0 ? json_string(e->gids[g]) : json_null(), "sheet", sheet);
 }
 
 /* The best players a finished event's standings name on every page. */
 #define ARENA_PODIUM 3
 
 /* e's standings message (malloc'ed), NULL when out of memory: page
- * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", or (0)
- * the best ARENA_STANDINGS_SHOWN; once finished, with "podium" (the
+ * (1 up) its PROTO_STANDINGS_PAGE rows with "page" and "pages", (0)
+ * the best ARENA_STANDINGS_SHOWN, or (-1) every row, as arena_results;
+ * once finished, with "podium" (the
  * best ARENA_PODIUM rows, whatever the page); with "me" (player me's own row, null
  * when he is not listed) when me is not NULL: a watch's answer, never a
  * push (whose bytes every watcher of the page shares). */
@@ -323,7 +325,7 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
 {
     int *order = malloc((e->np ? e->np : 1) * sizeof *order);
     json_t *o = event_summary(e, wall), *rows = json_array();
-    int n, from = 0, to = ARENA_STANDINGS_SHOWN;
+    int n, from = 0, to = page < 0 ? INT_MAX : ARENA_STANDINGS_SHOWN;
 
     if (!order || !o || !rows || (n = arena_standings(e->a, order)) < 0) {
         free(order);
@@ -357,7 +359,8 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
         json_object_set_new(
             o, "me", p >= 0 && st.rank ? standing_row(e, p) : json_null());
     }
-    json_object_set_new(o, "t", json_string("arena_standings"));
+    json_object_set_new(
+        o, "t", json_string(page < 0 ? "arena_results" : "arena_standings"));
     json_object_set_new(o, "standings", rows);
     return tourney_finish(o, id);
 }
@@ -707,6 +710,24 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     hub_send_text(s, text, e->head.seq);
 }
 
+/* arena_results: every listed row, at once (no pushes). */
+static void do_results(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct event *e = event_of(s, m);
+    char *text;
+
+    (void)now;
+    if (!e)
+        return;
+    if (!(text = render_standings(e, hub_wall_ms(s->hub), -1, NULL,
+                                  &m->id))) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    hub_send_text(s, text, e->head.seq);
+}
+
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Journals and scores the end of e's game k: r after plies, to_move the
@@ -920,6 +941,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_BERSERK, arena_do_berserk, true},
     {PROTO_T_ARENA_START, do_schedule, false},
     {PROTO_T_ARENA_TERMINATE, do_schedule, false},
+    {PROTO_T_ARENA_RESULTS, do_results, false},
     {PROTO_T_NONE, NULL, false},
 };
 

@@ -27,6 +27,7 @@
 #include "hub/hub.h"
 #include "hub/reads.h"
 #include "hub/router.h"
+#include "hub/tourney_api.h"
 #include "game/rating.h"
 #include "store/store.h"
 #include "lib/tunables.h"
@@ -600,6 +601,9 @@ void http_handle(struct hub *h, const struct http_request *q, int64_t now,
         return;
     /* lichess's plain endpoints (hub/lichessapi.c) */
     if (lichessapi_http(h, q, now, later, r))
+        return;
+    /* the tournaments' routes (hub/tourney_api.c) */
+    if (tourney_api_http(h, q, now, later, r))
         return;
     /* the analysis board's positions and PGNs (hub/board.c) */
     if (board_http(q, r))

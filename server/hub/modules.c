@@ -27,6 +27,7 @@ extern const struct hub_module hub_botapi_module;     /* botapi.c */
 extern const struct hub_module hub_botaccount_module; /* botaccount.c */
 extern const struct hub_module hub_moderation_module; /* moderation.c */
 extern const struct hub_module hub_maintenance_module; /* maintenance.c */
+extern const struct hub_module hub_tourney_api_module; /* tourney_api.c */
 
 /* clang-format off */
 const struct hub_module *const hub_modules[] = {
@@ -41,7 +42,7 @@ const struct hub_module *const hub_modules[] = {
     &hub_playban_module,    &hub_relation_module,
     &hub_botapi_module,     &hub_botaccount_module,
     &hub_moderation_module, &hub_rooms_module,
-    &hub_maintenance_module,
+    &hub_maintenance_module, &hub_tourney_api_module,
     NULL,
 };
 /* clang-format on */

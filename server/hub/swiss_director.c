@@ -674,6 +674,24 @@ static void do_watch(struct session *s, const struct proto_msg *m,
     hub_send_text(s, text, e->head.seq);
 }
 
+/* swiss_results: every row, at once (no pushes). */
+static void do_results(struct session *s, const struct proto_msg *m,
+                       int64_t now)
+{
+    struct swiss_tourney *e = swiss_tourney_of(s, m);
+    char *text;
+
+    (void)now;
+    if (!e)
+        return;
+    if (!(text = swiss_render_standings(e, hub_wall_ms(s->hub), -1, NULL,
+                                        &m->id))) {
+        hub_send_error(s, PROTO_RATE_LIMITED, "out of memory", &m->id);
+        return;
+    }
+    hub_send_text(s, text, e->head.seq);
+}
+
 static void do_trf(struct session *s, const struct proto_msg *m, int64_t now)
 {
     struct swiss_tourney *e = swiss_tourney_of(s, m);
@@ -911,6 +929,7 @@ static const struct hub_command commands[] = {
     {PROTO_T_SWISS_WATCH, do_watch, false},
     {PROTO_T_SWISS_UNWATCH, do_watch, false},
     {PROTO_T_SWISS_TRF, do_trf, false},
+    {PROTO_T_SWISS_RESULTS, do_results, false},
     {PROTO_T_SWISS_PAUSE, swiss_do_pause, false},
     {PROTO_T_SWISS_RESUME, swiss_do_pause, false},
     {PROTO_T_SWISS_TERMINATE, swiss_do_terminate, false},

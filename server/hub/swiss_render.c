@@ -5,6 +5,7 @@
  * rendering of the director's state (swiss_tourney.h): no journal, no
  * send. Only the event-loop thread calls it.
  */
+#include <limits.h>
 #include <jansson.h>
 #include <stdlib.h>
 
@@ -142,7 +143,9 @@ char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
     int *late = malloc((e->np ? e->np : 1) * sizeof *late);
     json_t *o = swiss_summary(e, wall), *rows = json_array();
     int n, nl = 0, from = page > 0 ? (page - 1) * PROTO_STANDINGS_PAGE : 0;
-    int to = page > 0 ? from + PROTO_STANDINGS_PAGE : SWISS_STANDINGS_SHOWN;
+    int to = page > 0   ? from + PROTO_STANDINGS_PAGE
+             : page < 0 ? INT_MAX
+                        : SWISS_STANDINGS_SHOWN;
 
     if (!st || !late || !o || !rows || (n = tour_standings(&e->t, st)) < 0) {
         free(st);
@@ -173,7 +176,8 @@ char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
         next_round_ms(e) < 0 ? json_null() : json_integer(next_round_ms(e)));
     free(st);
     free(late);
-    json_object_set_new(o, "t", json_string("swiss_standings"));
+    json_object_set_new(
+        o, "t", json_string(page < 0 ? "swiss_results" : "swiss_standings"));
     json_object_set_new(o, "standings", rows);
     json_object_set_new(o, "pairings", pairings_of(e));
     return tourney_finish(o, id);

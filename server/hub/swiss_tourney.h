@@ -155,8 +155,8 @@ json_t *swiss_summary(const struct swiss_tourney *e, int64_t wall);
 /* swiss_render.c: e's swiss_standings message with id (NULL: a push),
  * malloc'ed (the caller frees); NULL when out of memory. The ranked
  * players, then those who joined since the last pairing (rank 0): page
- * (1 up) PROTO_STANDINGS_PAGE of them with "page" and "pages", or (0)
- * the first 200; the last round's boards; with "me" (player me's own
+ * (1 up) PROTO_STANDINGS_PAGE of them with "page" and "pages", (0)
+ * the first 200, or (-1) all of them, as swiss_results; the last round's boards; with "me" (player me's own
  * row, null when not listed) when me is not NULL: a watch's answer,
  * never a push (whose bytes every watcher of the page shares). */
 char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,

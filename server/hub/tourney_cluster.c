@@ -5,6 +5,7 @@
  * command sent on to the node that directs it.
  */
 #include "hub/tourney.h"
+#include "hub/tourney_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -463,11 +464,17 @@ bool tourney_forward(struct tourney_director *d, struct session *s,
     /* (a command another node sent here is never sent on again) */
     const struct tourney_event *r = tourney_remote(d, m->event);
 
-    if (!s->conn || !h->router.ops->event_forward || !h->cur_text)
+    if (!h->router.ops->event_forward || !h->cur_text ||
+        (!s->conn && !tourney_api_session(s)))
         return false;
     if (r && r->finished && !tourney_reads(m->type)) {
         /* (its director may be gone: an event over changes no more) */
         hub_send_error(s, PROTO_EVENT_OVER, "the tournament is over", &m->id);
+        return true;
+    }
+    if (!s->conn) { /* (an HTTP request's: relayed, tourney_api.c) */
+        tourney_api_forward(h, s, m->event, h->cur_text, h->cur_len,
+                            r != NULL);
         return true;
     }
     if (!h->router.ops->event_forward(h->router.ctx, s, m->event, h->cur_text,

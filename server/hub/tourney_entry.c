@@ -36,6 +36,8 @@ void tourney_entry_format(const struct proto_entry *e, char *buf, size_t cap)
         PUT(" games=%d", e->rated_games_min);
     if (e->accounts_only)
         PUT(" accounts=1");
+    if (e->bots)
+        PUT(" bots=1");
     if (e->password[0])
         PUT(" pw=%s", e->password);
 #undef PUT
@@ -53,6 +55,7 @@ int tourney_entry_parse(struct proto_entry *e, const char *token)
         {"games=", PROTO_ENTRY_GAMES_MAX,
          offsetof(struct proto_entry, rated_games_min)},
         {"accounts=", 1, offsetof(struct proto_entry, accounts_only)},
+        {"bots=", 1, offsetof(struct proto_entry, bots)},
     };
 
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
@@ -66,6 +69,8 @@ int tourney_entry_parse(struct proto_entry *e, const char *token)
             return -1;
         if (!strcmp(ints[i].key, "accounts="))
             e->accounts_only = true;
+        else if (!strcmp(ints[i].key, "bots="))
+            e->bots = true;
         else
             *(int *)((char *)e + ints[i].off) = (int)v;
         return 1;
@@ -95,6 +100,8 @@ json_t *tourney_entry_json(const struct proto_entry *e)
                             json_integer(e->rated_games_min));
     if (e->accounts_only)
         json_object_set_new(o, "accounts_only", json_true());
+    if (e->bots)
+        json_object_set_new(o, "bots", json_true());
     if (e->password[0])
         json_object_set_new(o, "password", json_true());
     return o;
@@ -125,7 +132,10 @@ bool tourney_entry_admits(struct session *s, const struct proto_entry *e,
     }
     if (p->facts && p->facts->has[cat])
         games = p->facts->ratings[cat].games;
-    if (e->accounts_only && !p->account)
+    if (p->facts && p->facts->bot && !e->bots)
+        snprintf(msg, sizeof msg,
+                 "bots: this tournament does not admit bot accounts");
+    else if (e->accounts_only && !p->account)
         snprintf(msg, sizeof msg, "accounts_only: only an account may join");
     else if (e->rating_min && rating < e->rating_min)
         snprintf(msg, sizeof msg, "rating_min: your %s rating %d is under %d",

@@ -37,7 +37,8 @@ struct tourney_event *tourney_event_of(struct tourney_director *d,
 bool tourney_reads(enum proto_type t)
 {
     return t == PROTO_T_ARENA_WATCH || t == PROTO_T_SWISS_WATCH ||
-           t == PROTO_T_SWISS_TRF;
+           t == PROTO_T_SWISS_TRF || t == PROTO_T_ARENA_RESULTS ||
+           t == PROTO_T_SWISS_RESULTS;
 }
 
 /* The answer to s's watch of a copy r of an event over (r->text: its

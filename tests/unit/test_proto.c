@@ -1437,7 +1437,8 @@ START_TEST(api_token_scopes)
     ck_assert_uint_eq(mask, 0);
     ck_assert_str_eq(err, "unknown scope 'web:mod' (known: bot:play,"
                           "board:play,challenge:read,challenge:write,"
-                          "preference:read,preference:write)");
+                          "preference:read,preference:write,"
+                          "tournament:write)");
     ck_assert_int_eq(
         apitoken_scopes_parse("bot:play,,x", &mask, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "unknown scope ''"), "%s", err);
