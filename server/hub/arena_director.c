@@ -359,6 +359,12 @@ static char *render_standings(const struct event *e, int64_t wall, int page,
         json_object_set_new(
             o, "me", p >= 0 && st.rank ? standing_row(e, p) : json_null());
     }
+    if (page < 0) { /* (results: every game's id, oldest first) */
+        json_t *games = json_array();
+        for (size_t g = 0; g < e->ng; g++)
+            json_array_append_new(games, json_string(e->gids[g]));
+        json_object_set_new(o, "games", games);
+    }
     json_object_set_new(
         o, "t", json_string(page < 0 ? "arena_results" : "arena_standings"));
     json_object_set_new(o, "standings", rows);

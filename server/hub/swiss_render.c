@@ -176,6 +176,13 @@ char *swiss_render_standings(const struct swiss_tourney *e, int64_t wall,
         next_round_ms(e) < 0 ? json_null() : json_integer(next_round_ms(e)));
     free(st);
     free(late);
+    if (page < 0) { /* (results: every board's game, oldest first) */
+        json_t *games = json_array();
+        for (size_t g = 0; g < e->ng; g++)
+            if (e->gids[g][0])
+                json_array_append_new(games, json_string(e->gids[g]));
+        json_object_set_new(o, "games", games);
+    }
     json_object_set_new(
         o, "t", json_string(page < 0 ? "swiss_results" : "swiss_standings"));
     json_object_set_new(o, "standings", rows);

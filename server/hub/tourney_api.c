@@ -29,6 +29,7 @@
  * TOURNEY_API_ANSWER_MAX bytes (an arena's 2,000 rows are about 1 MB).
  */
 #include "hub/tourney_api.h"
+#include "hub/tourney_api_internal.h"
 
 #include <assert.h>
 #include <jansson.h>
@@ -42,6 +43,7 @@
 #include "hub/apitokens.h"
 #include "hub/arena_director.h"
 #include "hub/hub_internal.h"
+#include "hub/reads.h"
 #include "hub/router.h"
 #include "hub/swiss_tourney.h"
 #include "hub/tourney.h"
@@ -62,22 +64,13 @@
 #define JSON_TYPE "application/json"
 #define NDJSON_TYPE "application/x-ndjson"
 
-/* How a call's answer is rendered. */
-enum call_kind {
-    K_OK,      /* {"ok":true} */
-    K_CREATED, /* the created event */
-    K_EVENT,   /* the event, from its standings' first page */
-    K_LIST,    /* the arenas, by status */
-    K_RESULTS, /* every row, a line each */
-};
-
 struct call {
     struct call *next;
     struct session *s;
     uint64_t later; /* the request (0: a call relayed here) */
-    enum call_kind kind;
+    enum tourney_api_kind kind;
     bool swiss;
-    int nb;        /* K_RESULTS: the most lines (0: all) */
+    int nb;        /* TOURNEY_API_RESULTS: the most lines (0: all) */
     int64_t until; /* its wait's end (hub_now_ms) */
     bool unknown;  /* relayed for an event not known here: 404 at until */
     unsigned long id;
@@ -103,39 +96,10 @@ static struct tourney_api *A(struct hub *h)
     return hub_module_state(h, &hub_tourney_api_module);
 }
 
-static void answer(struct hub *h, uint64_t later, int status,
-                   const char *type, char *body)
+static void fail_now(struct http_reply *r, int status, const char *words,
+                     const char *code)
 {
-    struct http_reply r = {.status = body ? status : 500,
-                           .type = body ? type : "text/plain",
-                           .body = body,
-                           .len = body ? strlen(body) : 0};
-
-    hub_http_answer(h, later, &r);
-}
-
-/* {"error":words,"code":code?} */
-static char *error_body(const char *words, const char *code)
-{
-    json_t *o = json_pack("{s:s}", "error", words);
-    char *text;
-
-    if (o && code)
-        json_object_set_new(o, "code", json_string(code));
-    text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return text;
-}
-
-static void fail(struct hub *h, uint64_t later, int status, const char *words,
-                 const char *code)
-{
-    answer(h, later, status, JSON_TYPE, error_body(words, code));
-}
-
-static void fail_now(struct http_reply *r, int status, const char *words)
-{
-    r->body = error_body(words, NULL);
+    r->body = tourney_api_error_body(words, code);
     r->status = r->body ? status : 500;
     r->type = r->body ? JSON_TYPE : "text/plain";
     r->len = r->body ? strlen(r->body) : 0;
@@ -234,244 +198,6 @@ static void call_free(struct hub *h, struct call *c)
     hub_remote_close(h, c->s, hub_now_ms(h));
     free(c->answer);
     free(c);
-}
-
-/* ---- lichess's shapes -------------------------------------------------- */
-
-/* Unix ms as lichess's dates, "2026-12-07T10:00:00.000Z". */
-static json_t *iso(json_t *ms)
-{
-    char text[32];
-    time_t s;
-    struct tm tm;
-    json_int_t v;
-
-    if (!json_is_integer(ms))
-        return json_null();
-    v = json_integer_value(ms);
-    s = (time_t)(v / 1000);
-    if (!gmtime_r(&s, &tm))
-        return json_null();
-    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(text + strlen(text), sizeof text - strlen(text), ".%03dZ",
-             (int)(v % 1000));
-    return json_string(text);
-}
-
-#define GET(o, k) json_object_get((o), (k))
-#define INT(o, k) json_integer_value(json_object_get((o), (k)))
-
-/* An arena (its EVENT or standings object) as lichess's tournament. */
-static json_t *arena_json(json_t *e)
-{
-    const char *status = json_string_value(GET(e, "status"));
-    json_t *clock = GET(e, "clock");
-
-    if (!status)
-        return NULL;
-    return json_pack(
-        "{s:O,s:O,s:s,s:s,s:{s:I,s:I},s:I,s:o,s:o,s:O,s:O,s:O,s:b,s:b,s:O,"
-        "s:b,s:O}",
-        "id", GET(e, "event"), "fullName", GET(e, "name"), "system", "arena",
-        "variant", "standard", "clock", "limit",
-        (json_int_t)INT(clock, "initial_s"), "increment",
-        (json_int_t)INT(clock, "increment_s"), "minutes",
-        (json_int_t)((INT(e, "end_ms") - INT(e, "start_ms")) / 60000),
-        "startsAt", iso(GET(e, "start_ms")), "finishesAt",
-        iso(GET(e, "end_ms")), "start_ms", GET(e, "start_ms"), "end_ms",
-        GET(e, "end_ms"), "nbPlayers", GET(e, "players"), "isStarted",
-        strcmp(status, "open") != 0, "isFinished",
-        !strcmp(status, "finished"), "status", GET(e, "status"), "rated", 0,
-        "berserkable", GET(e, "berserk"));
-}
-
-/* A Swiss event (its EVENT or standings object) as lichess's. */
-static json_t *swiss_json(json_t *e)
-{
-    const char *status = json_string_value(GET(e, "status"));
-    json_t *clock = GET(e, "clock"), *o;
-
-    if (!status)
-        return NULL;
-    o = json_pack(
-        "{s:O,s:O,s:O,s:s,s:{s:I,s:I},s:o,s:O,s:O,s:O,s:O,s:s,s:b,s:O}", "id",
-        GET(e, "event"), "name", GET(e, "name"), "createdBy",
-        GET(e, "creator"), "variant", "standard", "clock", "limit",
-        (json_int_t)INT(clock, "initial_s"), "increment",
-        (json_int_t)INT(clock, "increment_s"), "startsAt",
-        iso(GET(e, "start_ms")), "start_ms", GET(e, "start_ms"), "round",
-        GET(e, "round"), "nbRounds", GET(e, "rounds"), "nbPlayers",
-        GET(e, "players"), "status",
-        !strcmp(status, "open")      ? "created"
-        : !strcmp(status, "running") ? "started"
-                                     : "finished",
-        "rated", 0, "paused", GET(e, "paused"));
-    if (o && json_is_integer(GET(e, "next_ms")))
-        json_object_set_new(o, "nextRound",
-                            json_pack("{s:o,s:O}", "at",
-                                      iso(GET(e, "next_ms")), "at_ms",
-                                      GET(e, "next_ms")));
-    return o;
-}
-
-/* An arena's standings row as lichess's player (results: with its
- * sheet's points). */
-static json_t *arena_row(json_t *row)
-{
-    return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "rank",
-                     GET(row, "rank"), "score", GET(row, "score"), "rating",
-                     GET(row, "rating"), "username", GET(row, "name"),
-                     "performance", GET(row, "performance"), "fire",
-                     GET(row, "fire"), "withdrawn", GET(row, "withdrawn"));
-}
-
-static json_t *swiss_row(json_t *row)
-{
-    return json_pack(
-        "{s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "rank", GET(row, "rank"), "points",
-        GET(row, "points"), "tieBreak", GET(row, "sb"), "rating",
-        GET(row, "rating"), "username", GET(row, "name"), "performance",
-        GET(row, "performance"), "withdrawn", GET(row, "withdrawn"));
-}
-
-/* GET /api/tournament/ID: the arena with its first page and podium. */
-static json_t *arena_event(json_t *m)
-{
-    json_t *o = arena_json(m), *players = json_array(), *row;
-    size_t i;
-
-    json_array_foreach(GET(m, "standings"), i, row)
-        json_array_append_new(players, arena_row(row));
-    if (!o) {
-        json_decref(players);
-        return NULL;
-    }
-    json_object_set_new(
-        o, "standing", json_pack("{s:i,s:o}", "page", 1, "players", players));
-    if (json_is_array(GET(m, "podium"))) {
-        json_t *podium = json_array();
-        json_array_foreach(GET(m, "podium"), i, row)
-            json_array_append_new(podium, arena_row(row));
-        json_object_set_new(o, "podium", podium);
-    }
-    return o;
-}
-
-/* GET /api/tournament: the arenas by status, as lichess's. */
-static json_t *arena_list(json_t *m)
-{
-    json_t *o = json_pack("{s:[],s:[],s:[]}", "created", "started",
-                          "finished"),
-           *e;
-    size_t i;
-
-    json_array_foreach(GET(m, "events"), i, e)
-    {
-        const char *status = json_string_value(GET(e, "status"));
-        const char *key = !status                       ? NULL
-                          : !strcmp(status, "open")     ? "created"
-                          : !strcmp(status, "finished") ? "finished"
-                                                        : "started";
-        if (o && key)
-            json_array_append_new(GET(o, key), arena_json(e));
-    }
-    return o;
-}
-
-/* The results' lines, at most nb (0: all). */
-static char *results(json_t *m, bool swiss, int nb)
-{
-    json_t *row;
-    size_t i, n = 0, cap = 256;
-    char *out = malloc(cap), *line;
-
-    if (!out)
-        return NULL;
-    out[0] = '\0';
-    json_array_foreach(GET(m, "standings"), i, row)
-    {
-        if (nb && (int)i >= nb)
-            break;
-        json_t *r = swiss ? swiss_row(row) : arena_row(row);
-        line = r ? json_dumps(r, JSON_COMPACT) : NULL;
-        json_decref(r);
-        size_t k = line ? strlen(line) : 0;
-        if (line && n + k + 2 > cap) {
-            char *grown = realloc(out, (cap = (n + k + 2) * 2));
-            if (!grown) {
-                free(line);
-                line = NULL;
-            } else {
-                out = grown;
-            }
-        }
-        if (!line) {
-            free(out);
-            return NULL;
-        }
-        memcpy(out + n, line, k);
-        n += k;
-        out[n++] = '\n';
-        out[n] = '\0';
-        free(line);
-    }
-    return out;
-}
-
-/* The HTTP status of an error's code. */
-static int error_status(const char *code)
-{
-    if (!code)
-        return 400;
-    if (!strcmp(code, "no_such_event"))
-        return 404;
-    if (!strcmp(code, "not_organiser") || !strcmp(code, "needs_account") ||
-        !strcmp(code, "no_tournaments"))
-        return 403;
-    if (!strcmp(code, "rate_limited"))
-        return 429;
-    return 400;
-}
-
-/* Answers c's request from its command's answer. */
-static void render(struct hub *h, struct call *c)
-{
-    json_t *m = json_loads(c->answer, 0, NULL), *o = NULL;
-    const char *t = json_string_value(GET(m, "t"));
-    char *body = NULL;
-
-    if (t && !strcmp(t, "error")) {
-        const char *code = json_string_value(GET(m, "code"));
-        const char *msg = json_string_value(GET(m, "msg"));
-        fail(h, c->later, error_status(code), msg ? msg : "refused", code);
-        json_decref(m);
-        return;
-    }
-    switch (c->kind) {
-    case K_OK:
-        body = strdup("{\"ok\":true}");
-        break;
-    case K_CREATED:
-        o = c->swiss ? swiss_json(GET(m, "swiss"))
-                     : arena_json(GET(m, "arena"));
-        break;
-    case K_EVENT:
-        o = c->swiss ? swiss_json(m) : arena_event(m);
-        break;
-    case K_LIST:
-        o = arena_list(m);
-        break;
-    case K_RESULTS:
-        body = results(m, c->swiss, c->nb);
-        answer(h, c->later, 200, NDJSON_TYPE, body);
-        json_decref(m);
-        return;
-    }
-    if (o)
-        body = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    json_decref(m);
-    answer(h, c->later, 200, JSON_TYPE, body);
 }
 
 /* ---- the relay (a cluster) --------------------------------------------- */
@@ -606,17 +332,19 @@ static void settle(struct hub *h)
                          c->origin_id);
                 tell_all(h, head, c->answer, strlen(c->answer));
             } else {
-                render(h, c);
+                tourney_api_render(h, c->later, c->kind, c->swiss, c->nb,
+                                   c->answer);
             }
         } else if (now >= c->until) {
             if (!c->relayed && c->unknown)
-                fail(h, c->later, 404, "no tournament has that id",
-                     "no_such_event");
+                tourney_api_fail(h, c->later, 404,
+                                 "no tournament has that id",
+                                 "no_such_event");
             else if (!c->relayed)
-                fail(h, c->later, 504,
-                     "the tournament's director did not "
-                     "answer in time; try again",
-                     "timeout");
+                tourney_api_fail(h, c->later, 504,
+                                 "the tournament's director did not "
+                                 "answer in time; try again",
+                                 "timeout");
         } else {
             continue;
         }
@@ -645,26 +373,29 @@ static void wake(struct hub *h)
 /* A request's call: its kind, its command (JSON). */
 #define ROUTE_TEXT_MAX 1024
 struct route {
-    enum call_kind kind;
+    enum tourney_api_kind kind;
     bool swiss;
     int nb;
     char text[ROUTE_TEXT_MAX];
 };
 
 /* Runs the command of route rt for player pid (name; account). */
-static void start(struct hub *h, const char *pid, const char *name,
+#define BUSY "the server is busy; try again"
+
+/* Runs the command of route rt for player pid (name; account): false
+ * when the node holds as many calls as it may (the caller answers 503). */
+static bool start(struct hub *h, const char *pid, const char *name,
                   bool account, struct route *rt, uint64_t later)
 {
     struct call *c = call_new(h, pid, name, account, later);
 
-    if (!c) {
-        fail(h, later, 503, "the server is busy; try again", "busy");
-        return;
-    }
+    if (!c)
+        return false;
     c->kind = rt->kind;
     c->swiss = rt->swiss;
     c->nb = rt->nb;
     hub_on_text(h, c->s, rt->text, strlen(rt->text), hub_now_ms(h));
+    return true;
 }
 
 static void authed(struct hub *h, const struct apitoken_who *who, int rc,
@@ -674,9 +405,10 @@ static void authed(struct hub *h, const struct apitoken_who *who, int rc,
 
     (void)rc;
     if (!(who->scopes & apitoken_scope_bit("tournament:write", 16)))
-        fail(h, later, 403, "Missing scope: tournament:write", NULL);
-    else
-        start(h, who->pid, who->username, true, rt, later);
+        tourney_api_fail(h, later, 403, "Missing scope: tournament:write",
+                         NULL);
+    else if (!start(h, who->pid, who->username, true, rt, later))
+        tourney_api_fail(h, later, 503, BUSY, "busy");
 }
 
 /* The fields of a form that become the command's conditions. */
@@ -899,9 +631,11 @@ static const char *post_fields(const struct http_request *q, const char *verb,
 }
 
 /* The path's parts: base /api/tournament or /api/swiss; id ("": none);
- * verb ("": none). False when it is not one of this module's. */
-static bool parse_path(const char *path, bool *swiss, char *id, size_t idlen,
-                       char *verb, size_t vlen)
+ * verb ("": none). 1: one of this module's paths; 0: another route's
+ * (a Swiss's TRF, and any malformed path under /api/swiss/: http.c's
+ * 404 no_such_event); -1: under /api/tournament but no such path. */
+static int parse_path(const char *path, bool *swiss, char *id, size_t idlen,
+                      char *verb, size_t vlen)
 {
     const char *rest;
     size_t n;
@@ -912,23 +646,25 @@ static bool parse_path(const char *path, bool *swiss, char *id, size_t idlen,
     else if (!strncmp(path, "/api/swiss/", 11))
         *swiss = true, rest = path + 10;
     else
-        return false;
+        return 0;
     id[0] = verb[0] = '\0';
     if (!*rest)
-        return true;
-    rest++;
-    n = strcspn(rest, "/");
-    if (n >= idlen || strchr(rest, '.'))
-        return !*swiss; /* (a Swiss's "ID.trf" is http.c's) */
+        return 1;
+    n = strcspn(++rest, "/");
+    if (n == 0 || n >= idlen || memchr(rest, '.', n))
+        return *swiss ? 0 : -1;
     memcpy(id, rest, n);
     id[n] = '\0';
-    rest += n;
-    if (*rest) {
-        if (strlen(rest + 1) >= vlen || strchr(rest + 1, '/'))
-            return !*swiss || strcmp(rest, "/trf");
-        strcopy(verb, vlen, rest + 1);
-    }
-    return !(*swiss && !strcmp(verb, "trf"));
+    if (!rest[n])
+        return 1;
+    rest += n + 1;
+    if (!*rest || strchr(rest, '/') || strchr(rest, '.') ||
+        strlen(rest) >= vlen)
+        return *swiss ? 0 : -1;
+    if (*swiss && !strcmp(rest, "trf"))
+        return 0;
+    strcopy(verb, vlen, rest);
+    return 1;
 }
 
 /* The GET of path (id, verb) as rt: NULL, or (404) why not. */
@@ -938,24 +674,32 @@ static const char *get_route(const struct http_request *q, bool swiss,
 {
     const char *type;
 
-    rt->kind = !id[0]                     ? K_LIST
-               : !verb[0]                 ? K_EVENT
-               : !strcmp(verb, "results") ? K_RESULTS
-                                          : K_OK;
-    if (rt->kind == K_OK || (swiss && rt->kind == K_LIST))
+    rt->kind = !id[0]                     ? TOURNEY_API_LIST
+               : !verb[0]                 ? TOURNEY_API_EVENT
+               : !strcmp(verb, "results") ? TOURNEY_API_RESULTS
+               : !strcmp(verb, "games")   ? TOURNEY_API_GAMES
+                                          : TOURNEY_API_OK;
+    if (rt->kind == TOURNEY_API_OK || (swiss && rt->kind == TOURNEY_API_LIST))
         return "not_found";
-    type = rt->kind == K_LIST ? "arena_list"
-           : rt->kind == K_EVENT
+    type = rt->kind == TOURNEY_API_LIST ? "arena_list"
+           : rt->kind == TOURNEY_API_EVENT
                ? (swiss ? "swiss_watch" : "arena_watch")
                : (swiss ? "swiss_results" : "arena_results");
+    if (rt->kind == TOURNEY_API_GAMES)
+        rt->nb = TOURNEY_API_GAMES_MAX;
     json_object_set_new(cmd, "t", json_string(type));
-    if (rt->kind == K_EVENT)
+    if (rt->kind == TOURNEY_API_EVENT)
         json_object_set_new(cmd, "page", json_integer(1));
-    for (size_t i = 0; i < q->nargs && rt->kind == K_RESULTS; i++) {
+    for (size_t i = 0; i < q->nargs; i++) {
+        const char *a = q->args[i];
         long nb;
-        if (!strncmp(q->args[i], "nb=", 3) &&
-            api_form_int(q->args[i] + 3, 1, 100000, &nb))
-            rt->nb = (int)nb;
+        bool games = rt->kind == TOURNEY_API_GAMES;
+        if (strncmp(a, games ? "max=" : "nb=", games ? 4 : 3))
+            continue;
+        if (!api_form_int(a + (games ? 4 : 3), 1,
+                          games ? TOURNEY_API_GAMES_MAX : 100000, &nb))
+            return games ? "max: 1-300" : "nb: 1-100000";
+        rt->nb = (int)nb;
     }
     return NULL;
 }
@@ -969,17 +713,23 @@ bool tourney_api_http(struct hub *h, const struct http_request *q,
     json_t *cmd;
     const char *bad = NULL;
 
-    if (!parse_path(q->path, &swiss, id, sizeof id, verb, sizeof verb))
+    int ours = parse_path(q->path, &swiss, id, sizeof id, verb, sizeof verb);
+
+    if (!ours)
         return false;
     memset(r, 0, sizeof *r);
+    if (ours < 0) {
+        fail_now(r, 404, "not_found", NULL);
+        return true;
+    }
     if (swiss && !strcmp(id, "new") && post) { /* (/new/TEAM: no teams) */
         id[0] = verb[0] = '\0';
     } else if (id[0] && !proto_key_valid(id)) {
-        fail_now(r, 404, "no tournament has that id");
+        fail_now(r, 404, "no tournament has that id", "no_such_event");
         return true;
     }
     if (!(cmd = json_pack("{s:s}", "id", "api"))) {
-        fail_now(r, 500, "out of memory");
+        fail_now(r, 500, "out of memory", NULL);
         return true;
     }
     if (id[0])
@@ -990,10 +740,10 @@ bool tourney_api_http(struct hub *h, const struct http_request *q,
                            : id[0] ? NULL
                            : swiss ? "swiss_create"
                                    : "arena_create";
-        rt.kind = !id[0] ? K_CREATED : K_OK;
+        rt.kind = !id[0] ? TOURNEY_API_CREATED : TOURNEY_API_OK;
         if (!type) {
             json_decref(cmd);
-            fail_now(r, 404, "not_found");
+            fail_now(r, 404, "not_found", NULL);
             return true;
         }
         json_object_set_new(cmd, "t", json_string(type));
@@ -1002,12 +752,12 @@ bool tourney_api_http(struct hub *h, const struct http_request *q,
     } else if (!strcmp(q->method, "GET")) {
         if ((bad = get_route(q, swiss, id, verb, &rt, cmd))) {
             json_decref(cmd);
-            fail_now(r, 404, bad);
+            fail_now(r, strcmp(bad, "not_found") ? 400 : 404, bad, NULL);
             return true;
         }
     } else {
         json_decref(cmd);
-        fail_now(r, 405, "method_not_allowed");
+        fail_now(r, 405, "method_not_allowed", NULL);
         return true;
     }
     if (!bad) {
@@ -1019,14 +769,14 @@ bool tourney_api_http(struct hub *h, const struct http_request *q,
     }
     json_decref(cmd);
     if (bad) {
-        fail_now(r, 400, bad);
+        fail_now(r, 400, bad, NULL);
         return true;
     }
     r->status = 0; /* (later) */
     if (post) {
         struct route *arg = malloc(sizeof *arg);
         if (!arg) {
-            fail_now(r, 500, "out of memory");
+            fail_now(r, 500, "out of memory", NULL);
             return true;
         }
         *arg = rt;
@@ -1035,10 +785,11 @@ bool tourney_api_http(struct hub *h, const struct http_request *q,
     }
     /* a GET is anyone's: a guest's session of its own */
     if (ids_random(guest, 12) < 0) {
-        fail_now(r, 500, "no random bytes");
+        fail_now(r, 500, "no random bytes", NULL);
         return true;
     }
-    start(h, guest, "api", false, &rt, later);
+    if (!start(h, guest, "api", false, &rt, later))
+        fail_now(r, 503, BUSY, "busy");
     return true;
 }
 

@@ -7,6 +7,8 @@ terminate and the organiser's rule; a Swiss event created, joined,
 started and read; the errors. In a cluster every call works through any
 node: one that does not direct the event relays it to the director."""
 import json
+import socket
+import threading
 import time
 import unittest
 
@@ -93,6 +95,14 @@ class TourneyApiTest(FreshServerTest):
                          [(1, "robo_a", 2), (2, "robo_b", 0)])
         self.assertEqual(len(results(srv, "/api/tournament/%s/results?nb=1"
                                      % eid)), 1)
+        # the game's PGN, as GET /game/export/GID has it
+        status, ctype, pgn = raw(srv, "GET", "/api/tournament/%s/games" % eid)
+        self.assertEqual((status, ctype), (200, "application/x-chess-pgn"))
+        self.assertEqual(pgn, raw(srv, "GET", "/game/export/" + gid)[2]
+                         .rstrip(b"\n") + b"\n\n")
+        self.assertIn(b'[White "robo_', pgn)
+        self.assertEqual(call(srv, "GET", "/api/tournament/%s/games?max=0"
+                              % eid), (400, {"error": "max: 1-300"}))
         status, got = call(srv, "GET", "/api/tournament/" + eid)
         self.assertEqual((status, got["nbPlayers"]), (200, 2))
         self.assertEqual([p["username"] for p in got["standing"]["players"]],
@@ -164,8 +174,10 @@ class TourneyApiTest(FreshServerTest):
         status, err = call(srv, "POST", "/api/tournament/nosuchevent/join",
                            org.api)
         self.assertEqual((status, err["code"]), (404, "no_such_event"))
-        self.assertEqual(call(srv, "GET", "/api/tournament/x/nothing")[0],
-                         404)
+        for path in ("/api/tournament/x/nothing", "/api/tournament/a.b",
+                     "/api/tournament/x/results/y", "/api/tournament/"):
+            self.assertEqual(call(srv, "GET", path),
+                             (404, {"error": "not_found"}), path)
         self.assertEqual(call(srv, "POST", "/api/tournament/x/results",
                               org.api), (404, {"error": "not_found"}))
 
@@ -234,6 +246,42 @@ class TourneyApiTest(FreshServerTest):
                               % eid, org.api), (200, {"ok": True}))
         self.assertIn("event=tourney_api_relayed", n[1].log_text())
 
+    @unittest.skipUnless(CLUSTER, "a cluster's nodes")
+    def test_a_node_holds_256_calls(self):
+        """A call for an event no node knows waits 2 s for a director:
+        of 260 at once on one node, from 20 addresses (13 each: under the
+        16 connections an address may hold), 256 wait (404 then) and 4
+        are 503."""
+        srv = self.server()
+        got = []
+
+        def ask(i):
+            s = socket.socket()
+            s.settimeout(20)
+            s.bind(("127.0.0.%d" % (10 + i % 20), 0))
+            s.connect(("127.0.0.1", srv.nodes[1].port))
+            s.sendall(b"GET /api/tournament/nosuch%d HTTP/1.1\r\n"
+                      b"Host: x\r\nConnection: close\r\n\r\n" % i)
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            head, _, body = data.partition(b"\r\n\r\n")
+            got.append((int(head.split()[1]), json.loads(body)))
+
+        threads = [threading.Thread(target=ask, args=(i,))
+                   for i in range(260)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(sorted(status for status, _ in got),
+                         [404] * 256 + [503] * 4)
+        self.assertEqual({body["code"] for status, body in got},
+                         {"no_such_event", "busy"})
 
 if __name__ == "__main__":
     unittest.main()
