@@ -176,8 +176,10 @@ export function conditionsText(msg) {
         parts.push('accounts only');
     if (c.password)
         parts.push('a password');
-    const entry = parts.length ? `To join: ${parts.join(', ')}.` : '';
-    return msg.berserk === false ? `${entry} No berserk.`.trim() : entry;
+    let text = parts.length ? `To join: ${parts.join(', ')}.` : '';
+    if (c.bots)
+        text = `${text} Bot accounts may play.`.trim();
+    return msg.berserk === false ? `${text} No berserk.`.trim() : text;
 }
 
 // A creation form's entry conditions (PROTOCOL.md "Entry conditions"),
@@ -192,6 +194,8 @@ export function conditionsFields(kind) {
                field(`${kind}-games`, 'Minimum rated games',
                      { type: 'number', min: 1, max: 10000 }),
                field(`${kind}-accounts`, 'Accounts only',
+                     { type: 'checkbox' }),
+               field(`${kind}-bots`, 'Bot accounts may play',
                      { type: 'checkbox' }),
                field(`${kind}-pw`, 'Password (letters, digits, _ and -)',
                      { type: 'text', maxLength: 32, autocomplete: 'off' }));
@@ -210,6 +214,8 @@ export function entryConditions(kind) {
     num('games', 'rated_games_min');
     if ($(`${kind}-accounts`).checked)
         c.accounts_only = true;
+    if ($(`${kind}-bots`).checked)
+        c.bots = true;
     if ($(`${kind}-pw`).value)
         c.password = $(`${kind}-pw`).value;
     return c;
