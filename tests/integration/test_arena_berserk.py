@@ -199,10 +199,10 @@ class EntryConditionsTest(FreshServerTest):
         self.assertEqual(self.refused(acct, ev),
                          "rated_games_min: you have played 0 rated %s "
                          "games of the 5 needed" % self.CATEGORY)
-        ev = self.create(org(), {"accounts_only": True,
+        ev = self.create(org(), {"accounts_only": True, "bots": True,
                                  "password": "club-7"})
-        self.assertEqual(ev["conditions"],
-                         {"accounts_only": True, "password": True})
+        self.assertEqual(ev["conditions"], {"accounts_only": True,
+                                            "bots": True, "password": True})
         ev = ev["event"]
         self.assertIn("accounts_only", self.refused(guest, ev,
                                                     password="club-7"))
@@ -237,7 +237,8 @@ class EntryConditionsTest(FreshServerTest):
         c = self.client(srv)
         for cond in ({"rating_min": 1800, "rating_max": 1700},
                      {"rating_min": 0}, {"rated_games_min": -1},
-                     {"accounts_only": 1}, {"password": "has space"},
+                     {"accounts_only": 1}, {"bots": "yes"},
+                     {"password": "has space"},
                      {"password": ""}, {"elo": 3}, []):
             err = c.request(dict(self.CREATE, t=self.KIND + "_create",
                                  conditions=cond), "error")

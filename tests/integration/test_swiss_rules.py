@@ -153,8 +153,8 @@ class SwissEntryTest(test_arena_berserk.EntryConditionsTest):
     def joined(self, srv, acct, ev):
         st = acct.request({"t": "swiss_watch", "event": ev},
                           "swiss_standings")
-        self.assertEqual(st["conditions"],
-                         {"accounts_only": True, "password": True})
+        self.assertEqual(st["conditions"], {"accounts_only": True,
+                                            "bots": True, "password": True})
         # a rejoin after a withdrawal is not checked again (the arena's)
         acct.request({"t": "swiss_withdraw", "event": ev}, "swiss_withdrawn")
         acct.request({"t": "swiss_join", "event": ev}, "swiss_joined")
