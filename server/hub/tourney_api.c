@@ -457,15 +457,8 @@ static const char *plain_fields(const struct api_form *f)
     return NULL;
 }
 
-static const char *const arena_fields[] = {
-    "name",
-    "clockTime",
-    "clockIncrement",
-    "minutes",
-    "waitMinutes",
-    "startDate",
-    "berserkable",
-    "streakable",
+/* The fields both creations take (plain_fields, conditions). */
+static const char *const common_fields[] = {
     "rated",
     "variant",
     "password",
@@ -473,6 +466,25 @@ static const char *const arena_fields[] = {
     "conditions.maxRating.rating",
     "conditions.nbRatedGame.nb",
     "conditions.bots",
+};
+#define N_COMMON (sizeof common_fields / sizeof *common_fields)
+
+/* NULL when every field of f is one of own's n or a common one; else
+ * why ("unknown field 'NAME'"). */
+static const char *unknown(const struct api_form *f, const char *const *own,
+                           size_t n, char *why, size_t len)
+{
+    const char *known[API_FORM_FIELDS];
+
+    assert(n + N_COMMON <= API_FORM_FIELDS);
+    memcpy(known, own, n * sizeof *own);
+    memcpy(known + n, common_fields, sizeof common_fields);
+    return api_form_unknown(f, known, n + N_COMMON, why, len);
+}
+
+static const char *const arena_fields[] = {
+    "name",        "clockTime", "clockIncrement", "minutes",
+    "waitMinutes", "startDate", "berserkable",    "streakable",
 };
 
 /* clockTime in minutes (lichess's 0, 0.25, 0.5, 0.75, 1, 1.5, 2, ...)
@@ -498,9 +510,8 @@ static const char *arena_create(const struct api_form *f, int64_t wall,
     const char *v, *bad;
     long base, inc, minutes, wait = 5, at;
 
-    if (api_form_unknown(f, arena_fields,
-                         sizeof arena_fields / sizeof *arena_fields, why,
-                         len))
+    if (unknown(f, arena_fields, sizeof arena_fields / sizeof *arena_fields,
+                why, len))
         return why;
     if ((bad = plain_fields(f)) || (bad = conditions(f, cmd)))
         return bad;
@@ -541,19 +552,8 @@ static const char *arena_create(const struct api_form *f, int64_t wall,
 }
 
 static const char *const swiss_fields[] = {
-    "name",
-    "clock.limit",
-    "clock.increment",
-    "nbRounds",
-    "startsAt",
-    "roundInterval",
-    "rated",
-    "variant",
-    "password",
-    "conditions.minRating.rating",
-    "conditions.maxRating.rating",
-    "conditions.nbRatedGame.nb",
-    "conditions.bots",
+    "name",     "clock.limit", "clock.increment",
+    "nbRounds", "startsAt",    "roundInterval",
 };
 
 /* POST /api/swiss/new's form as a swiss_create: NULL, or why not. */
@@ -563,9 +563,8 @@ static const char *swiss_create(const struct api_form *f, int64_t wall,
     const char *v, *bad;
     long base, inc, rounds, interval = 0, at = wall + 600000;
 
-    if (api_form_unknown(f, swiss_fields,
-                         sizeof swiss_fields / sizeof *swiss_fields, why,
-                         len))
+    if (unknown(f, swiss_fields, sizeof swiss_fields / sizeof *swiss_fields,
+                why, len))
         return why;
     if ((bad = plain_fields(f)) || (bad = conditions(f, cmd)))
         return bad;

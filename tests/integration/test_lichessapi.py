@@ -20,13 +20,16 @@ PASSWORD = "correct horse battery"
 PLAY = "challenge:write"
 
 
-def exchange(server, head, body=b""):
+def exchange(server, head, body=b"", source=None, timeout=10):
     """(status, header fields, body bytes) of one request written by hand
-    (HTTP/1.1, Connection: close): head's lines, then body."""
+    (HTTP/1.1, Connection: close): head's lines, then body; from the
+    loopback address source when given."""
     head = head + ["Host: 127.0.0.1", "Connection: close"]
     if head[0].startswith("POST "):
         head.append("Content-Length: %d" % len(body))
-    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=timeout,
+                                 source_address=(source, 0) if source
+                                 else None)
     s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
     data = b""
     while True:

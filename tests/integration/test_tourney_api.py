@@ -7,14 +7,13 @@ terminate and the organiser's rule; a Swiss event created, joined,
 started and read; the errors. In a cluster every call works through any
 node: one that does not direct the event relays it to the director."""
 import json
-import socket
 import threading
 import time
 import unittest
 
 from harness import CLUSTER, FreshServerTest, wait_until
 from test_botapi import Stream
-from test_lichessapi import call, raw
+from test_lichessapi import call, exchange, raw
 
 PASSWORD = "correct horse battery"
 WRITE = "tournament:write"
@@ -256,21 +255,10 @@ class TourneyApiTest(FreshServerTest):
         got = []
 
         def ask(i):
-            s = socket.socket()
-            s.settimeout(20)
-            s.bind(("127.0.0.%d" % (10 + i % 20), 0))
-            s.connect(("127.0.0.1", srv.nodes[1].port))
-            s.sendall(b"GET /api/tournament/nosuch%d HTTP/1.1\r\n"
-                      b"Host: x\r\nConnection: close\r\n\r\n" % i)
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            s.close()
-            head, _, body = data.partition(b"\r\n\r\n")
-            got.append((int(head.split()[1]), json.loads(body)))
+            status, _, body = exchange(
+                srv.nodes[1], ["GET /api/tournament/nosuch%d HTTP/1.1" % i],
+                source="127.0.0.%d" % (10 + i % 20), timeout=20)
+            got.append((status, json.loads(body)))
 
         threads = [threading.Thread(target=ask, args=(i,))
                    for i in range(260)]
