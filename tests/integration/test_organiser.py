@@ -7,10 +7,12 @@ withdrawals do while a round is being paired off the loop, a round of
 700 players journaled in parts and replayed; an arena's
 early start and termination; a moderator (the operator's role) may act
 as any event's organiser. Who may create an event (tourney_account_days,
-tourney_creators), and an arena's players' cap (arena_players)."""
+tourney_creators; on the WebSocket and over HTTP), and an arena's players'
+cap (arena_players)."""
 import time
 
 from harness import CLUSTER, FreshServerTest, not_in_cluster
+from test_lichessapi import call
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -398,6 +400,33 @@ class CreatorsTest(FreshServerTest):
         rc, _, err = self.mod(srv, "grant", "bob")
         self.assertEqual(rc, 0, err)
         self.creates(self.client(srv, token=token))
+
+    def test_over_http(self):
+        """The HTTP API's creations are held to the same rules. Its call
+        is a session of the token's account, whose record (and facts) may
+        not be in memory: they are read first, then the call runs."""
+        srv = self.server({"arena_create": 1, "tourney_account_days": 1,
+                           "http_rate_per_s": 1000, "http_burst": 1000})
+        arena = {"name": "Blitz", "clockTime": "1", "clockIncrement": "0",
+                 "minutes": "5", "waitMinutes": "5"}
+        swiss = {"name": "Club", "clock.limit": "60",
+                 "clock.increment": "0", "nbRounds": "3"}
+        api = {}
+        for name in ("young", "old"):
+            c, _ = self.account(srv, name)
+            api[name] = c.request({"t": "token_create",
+                                   "scopes": ["tournament:write"]},
+                                  "token_created")["token"]
+            c.close()  # (its record goes: nothing else holds it)
+        srv.sql("UPDATE accounts SET created_ms = created_ms - ? WHERE "
+                "username = ?", DAY_MS, "old")
+        for path, fields in (("/api/tournament", arena),
+                             ("/api/swiss/new", swiss)):
+            status, err = call(srv, "POST", path, api["young"], fields)
+            self.assertEqual((status, err.get("code")),
+                             (400, "account_too_new"), (path, err))
+            status, ev = call(srv, "POST", path, api["old"], fields)
+            self.assertEqual(status, 200, (path, ev))
 
     def test_arena_players_cap(self):
         srv = self.server(dict(OPEN, arena_players=3))
