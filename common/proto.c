@@ -88,6 +88,7 @@ static const char *const code_names[PROTO_CODE_COUNT] = {
     [PROTO_REMOVED] = "removed",
     [PROTO_BAD_PAIRINGS] = "bad_pairings",
     [PROTO_DRAW_TOO_EARLY] = "draw_too_early",
+    [PROTO_ACCOUNT_TOO_NEW] = "account_too_new",
 };
 
 const char *proto_code_name(enum proto_code code)

@@ -91,7 +91,9 @@ enum proto_code {
     PROTO_BLOCKED, /* challenge, accept: a block between them */
     PROTO_TOO_MANY_BLOCKS,  /* block: the account holds the most */
     PROTO_ALREADY_REPORTED, /* report: this player, within a day */
-    PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator */
+    PROTO_NOT_ORGANISER,    /* swiss_start: not the event's creator;
+                               arena_create, swiss_create: not one of
+                               the operator's tourney_creators */
     PROTO_EVENT_STARTED,    /* swiss_start: started already */
     PROTO_BOT_API_ONLY,     /* a bot account starts games only by the API */
     PROTO_BOT_RATED,        /* challenge: rated, a bot against a human */
@@ -102,6 +104,8 @@ enum proto_code {
     PROTO_ACCOUNT_CLOSED,   /* login, hello: closed by a moderator */
     PROTO_DRAW_TOO_EARLY,   /* draw_offer, draw_accept: a Swiss game
                                before move 30 */
+    PROTO_ACCOUNT_TOO_NEW,  /* arena_create, swiss_create: younger than
+                               the operator's tourney_account_days */
     PROTO_CODE_COUNT
 };
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ static bool is_str(const struct key *k)
 {
     return k->kind == K_PATH || k->kind == K_ADDR || k->kind == K_TLSVER ||
            k->kind == K_GUESTS || k->kind == K_CIPHERS || k->kind == K_NODE ||
-           k->kind == K_REDIS;
+           k->kind == K_REDIS || k->kind == K_NAMES;
 }
 
 /* Frees a list setting's entries and array and empties it. */
@@ -128,6 +129,7 @@ int config_init(struct config *c)
         case K_GUESTS:
         case K_CIPHERS:
         case K_REDIS:
+        case K_NAMES:
             rc = set_str(c, k, k->def_str, NULL, 0);
             break;
         case K_LEVEL:
@@ -317,6 +319,34 @@ static int check_redis(const char *s, char *err, size_t errlen)
     return -1;
 }
 
+/* Usernames separated by commas (tourney_creators): each 2 to
+ * CONFIG_USERNAME_MAX of A-Z a-z 0-9 _ -, none twice in any case. */
+static int check_names(const char *s, char *err, size_t errlen)
+{
+    size_t item = 1;
+
+    for (const char *p = s;; item++) {
+        size_t len = strcspn(p, ",");
+        if (len < 2 || len > CONFIG_USERNAME_MAX ||
+            strspn(p, NODE_ID_CHARS) < len) {
+            errtext_set(err, errlen,
+                        "must be usernames (2 to %d of A-Z a-z 0-9 _ -) "
+                        "separated by commas, not '%.*s' (item %zu)",
+                        CONFIG_USERNAME_MAX, (int)len, p, item);
+            return -1;
+        }
+        for (const char *q = s; q < p; q += strcspn(q, ",") + 1)
+            if (strcspn(q, ",") == len && !strncasecmp(q, p, len)) {
+                errtext_set(err, errlen, "names '%.*s' twice (item %zu)",
+                            (int)len, p, item);
+                return -1;
+            }
+        p += len;
+        if (!*p++)
+            return 0;
+    }
+}
+
 static int set_str(struct config *c, const struct key *k, const char *s,
                    char *err, size_t errlen)
 {
@@ -358,6 +388,8 @@ static int set_str(struct config *c, const struct key *k, const char *s,
         return -1;
     }
     if (k->kind == K_REDIS && *s && check_redis(s, err, errlen) != 0)
+        return -1;
+    if (k->kind == K_NAMES && *s && check_names(s, err, errlen) != 0)
         return -1;
     if (k->kind == K_ADDR && *s && inet_pton(AF_INET, s, buf) != 1 &&
         inet_pton(AF_INET6, s, buf) != 1) {
@@ -577,6 +609,7 @@ int config_set_text(struct config *c, const char *key, const char *text,
     case K_CIPHERS:
     case K_NODE:
     case K_REDIS:
+    case K_NAMES:
         return set_str(c, k, text, err, errlen);
     case K_LEVEL:
         return set_level(c, text, err, errlen);
@@ -651,6 +684,7 @@ static int set_json(struct config *c, const struct key *k, const json_t *v,
     case K_CIPHERS:
     case K_NODE:
     case K_REDIS:
+    case K_NAMES:
     case K_LEVEL:
         if (!json_is_string(v)) {
             errtext_set(err, errlen, "must be a string, not %s",
@@ -854,6 +888,33 @@ static int validate_cluster(const struct config *c, char *err, size_t errlen)
     return 0;
 }
 
+/* Who creates tournaments: an account's age and the list of creators
+ * narrow arena_create 1 (accounts); with 2 (anyone, guests too) they
+ * would contradict it, and the list leaves no place for the age. */
+static int validate_creators(const struct config *c, char *err, size_t errlen)
+{
+    const char *key = c->tourney_creators[0]    ? "tourney_creators"
+                      : c->tourney_account_days ? "tourney_account_days"
+                                                : NULL;
+
+    if (key && c->arena_create == 2) {
+        errtext_set(err, errlen,
+                    "key '%s': narrows 'arena_create' 1 (accounts), not 2 "
+                    "(anyone, guests too): set arena_create to 1, or %s to "
+                    "%s",
+                    key, key, c->tourney_creators[0] ? "\"\"" : "0");
+        return -1;
+    }
+    if (c->tourney_creators[0] && c->tourney_account_days) {
+        errtext_set(err, errlen,
+                    "key 'tourney_account_days': must be 0 when "
+                    "'tourney_creators' names who creates tournaments (the "
+                    "accounts named are trusted whatever their age)");
+        return -1;
+    }
+    return 0;
+}
+
 int config_validate(const struct config *c, char *err, size_t errlen)
 {
     bool tls = c->tls_cert[0] != '\0';
@@ -873,7 +934,8 @@ int config_validate(const struct config *c, char *err, size_t errlen)
                     "(tls_cert and tls_key)");
         return -1;
     }
-    if (validate_cluster(c, err, errlen) < 0)
+    if (validate_cluster(c, err, errlen) < 0 ||
+        validate_creators(c, err, errlen) < 0)
         return -1;
     if (c->ping_timeout_s <= c->ping_interval_s) {
         errtext_set(err, errlen,

@@ -30,6 +30,9 @@
  * the longest address. */
 #define CONFIG_REDIS_MAX 16
 #define CONFIG_REDIS_ADDR_MAX 256
+/* The longest username (proto.h's PROTO_USERNAME_MAX): tourney_creators'
+ * names. */
+#define CONFIG_USERNAME_MAX 20
 
 /* The default tls_ciphers: forward secrecy (ECDHE) and AEAD (AES-GCM,
  * ChaCha20-Poly1305) only, for ECDSA and RSA certificates. */
@@ -131,6 +134,12 @@ struct config {
     int max_arenas;          /* tournaments open or running */
     int max_swiss;           /* Swiss tournaments open or running */
     int swiss_players;       /* players of one Swiss tournament */
+    /* with arena_create 1: the days an account must be old to create a
+     * tournament, and "" or the usernames that may, separated by commas;
+     * then the players of one arena */
+    int tourney_account_days;
+    char *tourney_creators;
+    int arena_players;
     int chat_guests, chat_per_min, chat_burst, chat_mute_s; /* chat.c */
     int lobby_chat;                                         /* rooms.c */
     int playban;          /* hub/playban.c */

@@ -23,6 +23,7 @@ enum kind {
     K_CIPHERS, /* an OpenSSL cipher list (checked by OpenSSL in main.c) */
     K_NODE,    /* a node id: 1-CONFIG_NODE_ID_MAX of [A-Za-z0-9_-] */
     K_REDIS,   /* "" or "host:port" ("[v6]:port") or a socket path */
+    K_NAMES,   /* "" or usernames separated by commas (tourney_creators) */
 };
 
 /* One row of the table: what the command line and the docs see (pub,

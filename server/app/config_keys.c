@@ -322,8 +322,22 @@ const struct key config__keys[] = {
      * many may be open or running at once (each pairs every second). */
     INT_KEY(arena_create, NULL, 0, 2, 1,
             "who creates arena tournaments: 0 nobody, 1 accounts, 2 anyone"),
+    /* Any account by default, as before; lichess asks an account of a
+     * few days for some of its creations. Ten years at most. */
+    INT_KEY(tourney_account_days, NULL, 0, 3650, 0,
+            "days an account must be old to create a tournament "
+            "(arena_create 1); 0: any account"),
+    /* Nobody listed: every account (of tourney_account_days) creates. */
+    STR_KEY(tourney_creators, NULL, "NAMES", K_NAMES, true, "",
+            "usernames separated by commas that alone (and moderators) "
+            "create tournaments (arena_create 1); \"\": any account"),
     INT_KEY(max_arenas, NULL, 1, 100, 10,
             "arena tournaments open or running at once"),
+    /* A tick pairs 2,000 waiting players in about 50 ms on the loop; at
+     * most 5,000 (about 100 ms): more would need the pairing off the
+     * loop (docs/performance.md, "Arena pairings"). */
+    INT_KEY(arena_players, NULL, 2, 5000, 2000,
+            "players one arena tournament takes"),
     /* Swiss tournaments (swiss_director.c): arena_create says who may
      * create one too. */
     INT_KEY(max_swiss, NULL, 1, 100, 10,

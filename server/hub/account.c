@@ -507,6 +507,8 @@ static void register_done(struct hub *h, struct auth_job *j,
         p->token_key[0] = '\0';
     }
     p->account = true;
+    if (p->facts) /* (its age: tourney_account_days) */
+        p->facts->account_ms = acc.created_ms;
     snprintf(p->name, sizeof p->name, "%s", j->username);
     account_set_token(s, hash);
     struct proto_rating ratings[RATING_CATEGORIES];

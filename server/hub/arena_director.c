@@ -588,7 +588,7 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
         }
         snprintf(line, sizeof line, "rejoin %d %" PRId64, p, wall);
     } else {
-        if (e->np >= ARENA_PLAYERS_MAX) {
+        if (e->np >= (size_t)h->cfg.arena_players) {
             hub_send_error(s, PROTO_EVENTS_FULL,
                            "the tournament has as many players as it may",
                            &m->id);

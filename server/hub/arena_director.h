@@ -24,9 +24,9 @@
 
 #include "hub/module.h"
 
-/* Players of one event, events open or running at once on a node (the
- * operator's max_arenas is at most this), and finished events listed. */
-#define ARENA_PLAYERS_MAX 2000
+/* Events open or running at once on a node (the operator's max_arenas
+ * is at most this), and finished events listed. (The players of one
+ * event: the operator's arena_players.) */
 #define ARENA_EVENTS_MAX 100
 #define ARENA_FINISHED_LISTED 50
 /* Events one player may have open or running at once. */

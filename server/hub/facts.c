@@ -61,11 +61,14 @@ void hub_facts_read(struct store *st, const char *pid, size_t max_live,
     row->moderator = rc == 2;
     row->n_ratings = n;
     row->bot = false;
+    row->account_ms = 0;
     if (row->account) { /* (its name is its username) */
         struct store_account a;
         if ((rc = store_find_account(st, sp.name, &a)) < 0)
             return;
         row->bot = rc == 1 && a.bot;
+        if (rc == 1)
+            row->account_ms = a.created_ms;
     }
     if (row->account && hub_playban_read(st, pid, &row->playban) < 0)
         return;
@@ -155,6 +158,8 @@ void hub_facts_apply(struct hub *h, struct player *p,
     f->chat_muted_until = row->chat_muted_until;
     f->engine = row->engine;
     f->closed = row->closed;
+    if (row->account_ms) /* (a read before its register committed: 0) */
+        f->account_ms = row->account_ms;
     /* a record only gains versions: one of this node's newer than the
      * read (an end it wrote meanwhile) stays */
     if (row->playban.version >= f->playban.version)

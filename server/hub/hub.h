@@ -147,6 +147,14 @@ struct hub_config {
                          2 anyone */
     int max_arenas;   /* tournaments open or running at once */
     int max_swiss;    /* Swiss tournaments open or running at once */
+    /* with arena_create 1: the days an account must be old to create a
+     * tournament (0: any), and the usernames that alone (and moderators)
+     * may, separated by commas ("" or NULL: any account; the caller's
+     * string, outliving the hub); then the players of one arena
+     * (arena_director.c) */
+    int tourney_account_days;
+    const char *tourney_creators;
+    int arena_players;
     bool chat_guests; /* guests may chat (hub/chat.h) */
     bool lobby_chat;  /* the lobby has a chat room (hub/rooms.c) */
     int chat_per_min, chat_burst; /* one player's chat lines */

@@ -381,6 +381,7 @@ struct player_facts {
     int64_t chat_muted_until; /* a moderator's mute (Unix ms; 0 none) */
     bool engine;              /* marked as an engine: its games casual */
     bool closed;              /* closed by a moderator */
+    int64_t account_ms; /* an account's creation (Unix ms); 0: not read */
 };
 
 /* What one read found about one player (hub_facts_read). */
@@ -394,6 +395,7 @@ struct facts_row {
     bool moderator;           /* the account's role */
     int64_t chat_muted_until; /* a moderator's mute of its chat */
     bool engine, closed;      /* a moderator's marks on it */
+    int64_t account_ms;       /* an account's creation (Unix ms) */
     struct store_rating ratings[RATING_CATEGORIES];
     size_t n_ratings;
     bool with_live;                  /* live games were read */

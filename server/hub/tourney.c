@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hub/arena_director.h"
 #include "hub/chat.h"
@@ -63,6 +64,60 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
     msgbuf_unref(b);
 }
 
+#define DAY_MS (24 * 3600 * 1000LL)
+
+/* name is one of list's (usernames separated by commas), in any case. */
+static bool listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == len && !strncasecmp(p, name, len))
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+/* arena_create 1: p's account is one the operator lets create, by its
+ * name (tourney_creators) or its age (tourney_account_days); a moderator
+ * always. Its facts read (moderator, age): else sends the error. */
+static bool account_may_create(struct session *s, const struct proto_msg *m)
+{
+    struct hub *h = s->hub;
+    const struct player *p = s->player;
+    const char *list = h->cfg.tourney_creators;
+    int64_t age;
+    char msg[160];
+
+    if (((!list || !*list) && !h->cfg.tourney_account_days) ||
+        hub_player_moderator(p))
+        return true;
+    if (list && *list) {
+        if (listed(list, p->name))
+            return true;
+        hub_send_error(s, PROTO_NOT_ORGANISER,
+                       "only the accounts the operator names (and "
+                       "moderators) may create a tournament here",
+                       &m->id);
+        return false;
+    }
+    /* (0: its register has not been read back; it is new) */
+    age = p->facts && p->facts->account_ms
+              ? hub_wall_ms(h) - p->facts->account_ms
+              : 0;
+    if (age >= h->cfg.tourney_account_days * DAY_MS)
+        return true;
+    snprintf(msg, sizeof msg,
+             "your account is %lld days old: one of %d days or more may "
+             "create a tournament here",
+             (long long)(age > 0 ? age / DAY_MS : 0),
+             h->cfg.tourney_account_days);
+    hub_send_error(s, PROTO_ACCOUNT_TOO_NEW, msg, &m->id);
+    return false;
+}
+
 bool tourney_may_create(struct session *s, const struct proto_msg *m)
 {
     struct hub *h = s->hub;
@@ -77,6 +132,12 @@ bool tourney_may_create(struct session *s, const struct proto_msg *m)
                        "only an account may create a tournament", &m->id);
         return false;
     }
+    /* (its facts are read first, then the command runs again) */
+    if (h->cfg.arena_create == 1 && !s->player->facts &&
+        !hub_facts_want(s, m, NULL, 0, 0))
+        return false;
+    if (h->cfg.arena_create == 1 && !account_may_create(s, m))
+        return false;
     if (m->clock.per_move) {
         hub_send_error(s, PROTO_BAD_CLOCK,
                        "a tournament plays a fischer clock", &m->id);

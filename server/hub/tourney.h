@@ -172,8 +172,11 @@ void tourney_push(struct hub *h, char *text, struct session *const *watchers,
                   size_t n, uint64_t seq);
 
 /* True when s may create an event by the operator's policy
- * (arena_create) and m's clock; else sends the error (no_tournaments
- * when off, needs_account, bad_clock). */
+ * (arena_create, tourney_creators, tourney_account_days) and m's clock;
+ * else sends the error (no_tournaments when off, needs_account,
+ * not_organiser, account_too_new, bad_clock). False too when s's facts
+ * must be read first: the command runs again once they are
+ * (hub_facts_want). */
 bool tourney_may_create(struct session *s, const struct proto_msg *m);
 
 /* ---- in a cluster (tourney_cluster.c; docs/cluster.md "Tournaments in

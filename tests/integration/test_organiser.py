@@ -6,10 +6,13 @@ event ended, an early start) refused to anyone else, and what joins and
 withdrawals do while a round is being paired off the loop, a round of
 700 players journaled in parts and replayed; an arena's
 early start and termination; a moderator (the operator's role) may act
-as any event's organiser."""
+as any event's organiser. Who may create an event (tourney_account_days,
+tourney_creators; on the WebSocket and over HTTP), and an arena's players'
+cap (arena_players)."""
 import time
 
 from harness import CLUSTER, FreshServerTest, not_in_cluster
+from test_lichessapi import call
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
 OPEN = {"arena_create": 2}  # anyone creates (guests: no registering)
@@ -318,3 +321,124 @@ class ModeratorOrganiserTest(FreshServerTest):
                     "swiss_terminated")
         mod.request({"t": "arena_terminate", "event": arena},
                     "arena_terminated")
+
+
+DAY_MS = 24 * 3600 * 1000
+ARENA = {"t": "arena_create", "name": "Blitz", "clock": CLOCK,
+         "duration_s": 600, "start_in_s": 600}
+SWISS = {"t": "swiss_create", "name": "Club", "clock": CLOCK, "rounds": 3}
+
+
+class CreatorsTest(FreshServerTest):
+    """Who creates tournaments when arena_create is 1 (accounts): the
+    accounts of tourney_account_days or more, or only those that
+    tourney_creators names; a moderator either way. In a cluster the
+    event is created (and directed) by the creator's node."""
+
+    def account(self, srv, name):
+        """A new account's client and its token."""
+        c = self.client(srv)
+        r = c.request({"t": "register", "username": name,
+                       "password": "correct horse battery"}, "registered")
+        return c, r["token"]
+
+    def refused(self, c, code, msg=None):
+        for create in (ARENA, SWISS):
+            err = error(c, create)
+            self.assertEqual(err["code"], code, create["t"])
+            if msg:
+                self.assertEqual(err["msg"], msg, create["t"])
+
+    def creates(self, c):
+        c.request(ARENA, "arena_created")
+        c.request(SWISS, "swiss_created")
+
+    def test_account_age(self):
+        srv = self.server({"arena_create": 1, "tourney_account_days": 2})
+        self.refused(self.client(srv), "needs_account")
+        young, token = self.account(srv, "young")
+        too_new = ("your account is %d days old: one of 2 days or more may "
+                   "create a tournament here")
+        self.refused(young, "account_too_new", too_new % 0)
+        # the account made a day and a half earlier (its facts read again
+        # by a new connection): still too young, then 2 days old
+        srv.sql("UPDATE accounts SET created_ms = created_ms - ? WHERE "
+                "username = ?", DAY_MS * 3 // 2, "young")
+        self.refused(self.client(srv, token=token), "account_too_new",
+                     too_new % 1)
+        srv.sql("UPDATE accounts SET created_ms = created_ms - ? WHERE "
+                "username = ?", DAY_MS // 2, "young")
+        self.creates(self.client(srv, token=token))
+        # a moderator, however young
+        mona, token = self.account(srv, "Mona")
+        self.refused(mona, "account_too_new", too_new % 0)
+        rc, _, err = self.mod(srv, "grant", "mona")
+        self.assertEqual(rc, 0, err)
+        self.creates(self.client(srv, token=token))
+
+    @not_in_cluster("test time is one process's clock")
+    def test_account_ages_while_connected(self):
+        """An account registered on this connection ages on it: its
+        creation is known from the register (no read of its facts)."""
+        srv = self.server({"arena_create": 1, "tourney_account_days": 1},
+                          env={"CHESS_TEST_CLOCK_MS": "0"})
+        young, _ = self.account(srv, "young")
+        self.refused(young, "account_too_new")
+        young.request({"t": "test_clock", "advance_s": 24 * 3600}, "pong")
+        self.creates(young)
+
+    def test_listed_creators(self):
+        srv = self.server({"arena_create": 1,
+                           "tourney_creators": "Carol,mona"})
+        self.refused(self.client(srv), "needs_account")
+        carol, _ = self.account(srv, "carol")  # (any case)
+        self.creates(carol)
+        bob, token = self.account(srv, "bob")
+        self.refused(bob, "not_organiser",
+                     "only the accounts the operator names (and moderators) "
+                     "may create a tournament here")
+        rc, _, err = self.mod(srv, "grant", "bob")
+        self.assertEqual(rc, 0, err)
+        self.creates(self.client(srv, token=token))
+
+    def test_over_http(self):
+        """The HTTP API's creations are held to the same rules. Its call
+        is a session of the token's account, whose record (and facts) may
+        not be in memory: they are read first, then the call runs."""
+        srv = self.server({"arena_create": 1, "tourney_account_days": 1,
+                           "http_rate_per_s": 1000, "http_burst": 1000})
+        arena = {"name": "Blitz", "clockTime": "1", "clockIncrement": "0",
+                 "minutes": "5", "waitMinutes": "5"}
+        swiss = {"name": "Club", "clock.limit": "60",
+                 "clock.increment": "0", "nbRounds": "3"}
+        api = {}
+        for name in ("young", "old"):
+            c, _ = self.account(srv, name)
+            api[name] = c.request({"t": "token_create",
+                                   "scopes": ["tournament:write"]},
+                                  "token_created")["token"]
+            c.close()  # (its record goes: nothing else holds it)
+        srv.sql("UPDATE accounts SET created_ms = created_ms - ? WHERE "
+                "username = ?", DAY_MS, "old")
+        for path, fields in (("/api/tournament", arena),
+                             ("/api/swiss/new", swiss)):
+            status, err = call(srv, "POST", path, api["young"], fields)
+            self.assertEqual((status, err.get("code")),
+                             (400, "account_too_new"), (path, err))
+            status, ev = call(srv, "POST", path, api["old"], fields)
+            self.assertEqual(status, 200, (path, ev))
+
+    def test_arena_players_cap(self):
+        srv = self.server(dict(OPEN, arena_players=3))
+        ev = self.client(srv).request(ARENA, "arena_created")["arena"]["event"]
+        ps = [self.client(srv) for _ in range(4)]
+        for p in ps[:3]:
+            p.request({"t": "arena_join", "event": ev}, "arena_joined")
+        err = error(ps[3], {"t": "arena_join", "event": ev})
+        self.assertEqual((err["code"], err["msg"]), (
+            "events_full", "the tournament has as many players as it may"))
+        # a withdrawn player comes back: no new place taken
+        ps[0].request({"t": "arena_withdraw", "event": ev}, "arena_withdrawn")
+        self.assertEqual(error(ps[3], {"t": "arena_join", "event": ev})
+                         ["code"], "events_full")
+        ps[0].request({"t": "arena_join", "event": ev}, "arena_joined")
