@@ -330,7 +330,7 @@ static int error_status(const char *code)
     if (!strcmp(code, "no_such_event"))
         return 404;
     if (!strcmp(code, "not_organiser") || !strcmp(code, "needs_account") ||
-        !strcmp(code, "no_tournaments"))
+        !strcmp(code, "no_tournaments") || !strcmp(code, "account_too_new"))
         return 403;
     if (!strcmp(code, "rate_limited"))
         return 429;

@@ -424,7 +424,7 @@ class CreatorsTest(FreshServerTest):
                              ("/api/swiss/new", swiss)):
             status, err = call(srv, "POST", path, api["young"], fields)
             self.assertEqual((status, err.get("code")),
-                             (400, "account_too_new"), (path, err))
+                             (403, "account_too_new"), (path, err))
             status, ev = call(srv, "POST", path, api["old"], fields)
             self.assertEqual(status, 200, (path, ev))
 
