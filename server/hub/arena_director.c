@@ -642,12 +642,15 @@ static void do_schedule(struct session *s, const struct proto_msg *m,
     bool start = m->type == PROTO_T_ARENA_START;
     const struct arena_config *c;
     char line[96];
+    int organiser;
 
     (void)now;
     if (!e)
         return;
     c = arena_config(e->a);
-    if (!tourney_organiser(&e->head, s->player)) {
+    if ((organiser = tourney_organiser(&e->head, s, m)) < 0)
+        return;
+    if (!organiser) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        start ? "only the tournament's organiser (its "
                                "creator) may start it"

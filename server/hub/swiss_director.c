@@ -618,11 +618,12 @@ static void do_start(struct session *s, const struct proto_msg *m,
 {
     struct swiss_tourney *e = swiss_tourney_of(s, m);
     char line[64];
+    int organiser;
 
     (void)now;
-    if (!e)
+    if (!e || (organiser = tourney_organiser(&e->head, s, m)) < 0)
         return;
-    if (!tourney_organiser(&e->head, s->player)) {
+    if (!organiser) {
         hub_send_error(s, PROTO_NOT_ORGANISER,
                        "only its creator starts a tournament", &m->id);
         return;

@@ -21,8 +21,11 @@ organised(struct session *s, const struct proto_msg *m, const char *what)
 {
     struct swiss_tourney *e = swiss_tourney_of(s, m);
     char msg[PROTO_MSG_MAX];
+    int organiser = e ? tourney_organiser(&e->head, s, m) : 1;
 
-    if (e && !tourney_organiser(&e->head, s->player)) {
+    if (organiser < 0)
+        return NULL;
+    if (!organiser) {
         snprintf(msg, sizeof msg,
                  "only the tournament's organiser (its creator) may %s",
                  what);

@@ -2,6 +2,7 @@
  * tourney.c - what the tournament directors share (see tourney.h).
  */
 #include "hub/tourney.h"
+#include "hub/tourney_api.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -461,7 +462,17 @@ int tourney_replay(struct tourney_director *d, const char *id, int64_t seq,
     return 0;
 }
 
-bool tourney_organiser(const struct tourney_event *e, const struct player *p)
+int tourney_organiser(const struct tourney_event *e, struct session *s,
+                      const struct proto_msg *m)
 {
-    return !strcmp(e->creator, p->pid) || hub_player_moderator(p);
+    const struct player *p = s->player;
+
+    if (!strcmp(e->creator, p->pid))
+        return 1;
+    /* an HTTP call's player (tourney_api.c): its role is in its facts,
+     * read first (then m runs again) */
+    if (tourney_api_session(s) && !p->facts &&
+        !hub_facts_want(s, m, NULL, 0, 0))
+        return -1;
+    return hub_player_moderator(p);
 }

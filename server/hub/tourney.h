@@ -327,10 +327,13 @@ void tourney_created(struct tourney_director *d, struct tourney_event *e,
 void tourney_told(struct hub *h, struct player *p, const char *payload,
                   size_t len, int64_t now);
 
-/* True when p may act as e's organiser: its creator, or a moderator (the
- * operator's role, as p's facts read at login have it, or as the node of
- * a command's connection said in its envelope: player.h). */
-bool tourney_organiser(const struct tourney_event *e, const struct player *p);
+/* 1 when s's player may act as e's organiser: its creator, or a
+ * moderator (the operator's role, as its facts read at login have it,
+ * or as the node of a command's connection said in its envelope:
+ * player.h); 0 when not; -1 when its facts are being read for it (an
+ * HTTP call's: m runs again once they are; the caller returns). */
+int tourney_organiser(const struct tourney_event *e, struct session *s,
+                      const struct proto_msg *m);
 
 /* p's rating for a base + inc clock as the player's facts have it,
  * rounded; 1500 (a new player's) when unknown. */

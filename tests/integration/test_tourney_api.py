@@ -140,6 +140,25 @@ class TourneyApiTest(FreshServerTest):
         status, got = call(srv, "GET", "/api/tournament/" + eid)
         self.assertEqual(got["nbPlayers"], 1)
 
+    def test_a_moderator_organises_over_http(self):
+        """A moderator's token starts and ends anyone's event (her role
+        read with her facts: her record is not in memory)."""
+        srv = self.server({"arena_create": 2})
+        org = self.account(srv, "organiser")
+        eid = self.arena(srv, org, waitMinutes="60")["id"]
+        mona, other = self.account(srv, "Mona"), self.account(srv, "other")
+        mona.close()  # (her record goes: nothing else holds it)
+        start = "/api/tournament/%s/start" % eid
+        status, err = call(srv, "POST", start, other.api)
+        self.assertEqual((status, err["code"]), (403, "not_organiser"))
+        rc, _, err = self.mod(srv, "grant", "mona")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(call(srv, "POST", start, mona.api),
+                         (200, {"ok": True}))
+        self.assertEqual(call(srv, "POST", "/api/tournament/%s/terminate"
+                                           % eid, mona.api),
+                         (200, {"ok": True}))
+
     def test_bad_requests_change_nothing(self):
         srv = self.server()
         org = self.account(srv, "organiser")
