@@ -420,6 +420,20 @@ static void start_pairing(struct hub *h, struct event *e,
                      e->head.seq);
 }
 
+/* In a cluster, each tick (or each second, apart from a test's tick):
+ * the end of each game of e another node hosts is read. */
+static void upkeep_event(struct hub *h, struct tourney_event *t, int64_t wall)
+{
+    struct event *e = EV(t);
+
+    (void)wall;
+    for (size_t i = 0; tourney_clustered(h) && i < e->running.cap; i++) {
+        const struct running *r = e->running.slots[i].value;
+        if (r && !table_get(&h->games, r->gid))
+            tourney_read_end(state(h), &e->head, r->gid, r->k);
+    }
+}
+
 /* One tick of e: presence, pairings, the end. */
 static void event_tick(struct hub *h, struct event *e, int64_t wall)
 {
@@ -431,12 +445,6 @@ static void event_tick(struct hub *h, struct event *e, int64_t wall)
     for (size_t i = 0; i < e->np; i++) {
         arena_presence(e->a, (int)i,
                        tourney_present(state(h), e->players[i].pid), wall);
-    }
-    /* (in a cluster, a game another node hosts: its end is read) */
-    for (size_t i = 0; tourney_clustered(h) && i < e->running.cap; i++) {
-        const struct running *r = e->running.slots[i].value;
-        if (r && !table_get(&h->games, r->gid))
-            tourney_read_end(state(h), &e->head, r->gid, r->k);
     }
     /* (no new game while the server shuts down) */
     if (wall >= c->start_ms && wall < c->end_ms && !h->shutting_down &&
@@ -604,6 +612,9 @@ static void do_join(struct session *s, const struct proto_msg *m, int64_t now)
                  wall);
     }
     answer_call(s, m, e, line, "arena_joined", wall);
+    /* (a cluster: asked now, so that the next tick knows: the answer of
+     * the question before, tourney_present) */
+    tourney_presence_ask(state(h), s->player->pid);
 }
 
 static void do_withdraw(struct session *s, const struct proto_msg *m,
@@ -874,7 +885,9 @@ static void free_event(struct tourney_event *e)
 
 /* e was taken over from a node that died or stopped: its games not over
  * are found again (game_again); those another node holds: their ends are
- * read (event_tick). */
+ * read (upkeep_event). Each player's presence is asked now, so that the
+ * first tick pairs those connected (tourney_present: the answer of the
+ * question before). */
 static void taken(struct hub *h, struct tourney_event *t)
 {
     struct event *e = EV(t);
@@ -882,6 +895,8 @@ static void taken(struct hub *h, struct tourney_event *t)
     for (size_t g = 0; g < e->ng; g++)
         if (!arena_game(e->a, (int)g)->over)
             game_again(h, e, g, false);
+    for (size_t i = 0; i < e->np; i++)
+        tourney_presence_ask(state(h), e->players[i].pid);
 }
 
 static void read_ended(struct hub *h, struct tourney_event *t, size_t k,
@@ -901,6 +916,7 @@ static int init(struct hub *h)
 
     if (!d)
         return -1;
+    d->upkeep_event = upkeep_event;
     d->page = render_page;
     d->shown_pages = ARENA_STANDINGS_SHOWN / PROTO_STANDINGS_PAGE;
     d->tag = ARENA_TELL;

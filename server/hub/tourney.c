@@ -234,25 +234,34 @@ int tourney_stored_end_in(struct store *st, const char *gid,
 
 /* ---- the directors' events ---------------------------------------------- */
 
-static void tick(void *arg)
+/* Ticks d's events: events, each one's tick_event; upkeep, the
+ * cluster's upkeep of each (its lease renewed, its games elsewhere read,
+ * its relay's heartbeat, its count) and of the copies (takeovers, far
+ * pages), and the events another node took dropped. True while an event
+ * (events) or a copy too (upkeep) is open. */
+static bool tick_all(struct tourney_director *d, bool events, bool upkeep)
 {
-    struct tourney_director *d = arg;
     int64_t wall = hub_wall_ms(d->hub);
     bool open = false;
 
-    d->armed = false;
     for (size_t i = 0; i < d->n; i++)
         if (!d->ev[i]->finished) {
             open = true;
             /* (in a cluster: only while its lease surely lasts) */
             if (!tourney_leased(d, d->ev[i]))
                 continue;
-            d->tick_event(d->hub, d->ev[i], wall);
+            if (upkeep && d->upkeep_event)
+                d->upkeep_event(d->hub, d->ev[i], wall);
+            if (events)
+                d->tick_event(d->hub, d->ev[i], wall);
             tourney_relay(d, d->ev[i], wall);
-            tourney_count_renew(d, d->ev[i]);
+            if (upkeep)
+                tourney_count_renew(d, d->ev[i]);
             if (d->ev[i]->finished)
                 tourney_release(d, d->ev[i]);
         }
+    if (!upkeep)
+        return open;
     open |= tourney_take_over(d);
     tourney_want_pages(d);
     for (size_t i = 0; i < d->n;) /* (another node directs it now) */
@@ -262,7 +271,32 @@ static void tick(void *arg)
             memmove(&d->ev[i], &d->ev[i + 1], (--d->n - i) * sizeof *d->ev);
         } else
             i++;
-    if (open)
+    return open;
+}
+
+/* A test's tick (hub_config.tourney_tick_ms) in a cluster: the upkeep
+ * ticks apart, every TOURNEY_TICK_MS (docs/cluster.md). */
+static bool upkeep_apart(struct hub *h)
+{
+    return h->cfg.tourney_tick_ms > 0 && tourney_clustered(h);
+}
+
+static void tick(void *arg)
+{
+    struct tourney_director *d = arg;
+    bool apart = upkeep_apart(d->hub);
+
+    d->armed = false;
+    if (tick_all(d, true, !apart))
+        tourney_arm(d->hub, d);
+}
+
+static void upkeep(void *arg)
+{
+    struct tourney_director *d = arg;
+
+    d->upkeep_armed = false;
+    if (tick_all(d, false, true))
         tourney_arm(d->hub, d);
 }
 
@@ -280,11 +314,16 @@ struct tourney_director *tourney_director_new(
     table_init(&d->ending);
     d->tick_event = tick_event;
     d->free_event = free_event;
-    if (!(d->tick = hub_alarm_new(h, tick, d))) {
-        free(d);
-        return NULL;
+    if (!(d->tick = hub_alarm_new(h, tick, d)))
+        goto fail;
+    if (!(d->upkeep = hub_alarm_new(h, upkeep, d))) {
+        hub_alarm_free(h, d->tick);
+        goto fail;
     }
     return d;
+fail:
+    free(d);
+    return NULL;
 }
 
 void tourney_director_free(struct hub *h, struct tourney_director *d)
@@ -300,6 +339,7 @@ void tourney_director_free(struct hub *h, struct tourney_director *d)
         free(d->ending.slots[i].value);
     table_clear(&d->ending);
     hub_alarm_free(h, d->tick);
+    hub_alarm_free(h, d->upkeep);
     if (d->asks) /* (a lease's answer comes later: it frees d) */
         d->dead = true;
     else
@@ -326,6 +366,10 @@ void tourney_arm(struct hub *h, struct tourney_director *d)
                       hub_now_ms(h) + (h->cfg.tourney_tick_ms > 0
                                            ? h->cfg.tourney_tick_ms
                                            : TOURNEY_TICK_MS));
+    }
+    if (!d->upkeep_armed && d->upkeep && upkeep_apart(h)) {
+        d->upkeep_armed = true;
+        hub_alarm_arm(h, d->upkeep, hub_now_ms(h) + TOURNEY_TICK_MS);
     }
 }
 

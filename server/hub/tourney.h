@@ -24,7 +24,7 @@
 #define TOURNEY_FAR_PAGES 16
 
 /* A page beyond the first relay's: on a director, a page the other
- * nodes want relayed until at (hub_now_ms); on a copy, the page's text
+ * nodes want relayed until at (tourney_clock_ms); on a copy, the page's text
  * last heard (malloc'ed), heard at. */
 struct tourney_page {
     int page;
@@ -45,7 +45,7 @@ struct tourney_event {
     int *pages; /* each watcher's page (0: the event's own choice) */
     size_t nw, wcap, pgcap;
     /* In a cluster (tourney_cluster.c): the lease surely lasts until
-     * lease_until (hub_now_ms; 0: not taken yet), lost when another node
+     * lease_until (tourney_clock_ms; 0: not taken yet), lost when another node
      * took it; relay: the standings changed since the last relay, at
      * relayed_at. A copy of another node's event (director.remote):
      * node its director, text its last standings, heard then. */
@@ -69,8 +69,16 @@ struct tourney_director {
     size_t n, cap;
     struct hub_alarm *tick;
     bool armed;
+    /* In a cluster with a test's tick (hub_config.tourney_tick_ms), the
+     * cluster's upkeep every TOURNEY_TICK_MS apart (tourney.c). */
+    struct hub_alarm *upkeep;
+    bool upkeep_armed;
     struct hub *hub;
     void (*tick_event)(struct hub *h, struct tourney_event *e, int64_t wall);
+    /* In a cluster, e's upkeep at each tick (NULL: none): what the event
+     * reads of its games elsewhere, ticked apart with the upkeep. */
+    void (*upkeep_event)(struct hub *h, struct tourney_event *e,
+                         int64_t wall);
     void (*free_event)(struct tourney_event *e);
     /* In a cluster: the relay's tag, and the copies of the other nodes'
      * events (heads only). */
@@ -117,7 +125,9 @@ struct tourney_director *tourney_director_new(
     void (*free_event)(struct tourney_event *e));
 void tourney_director_free(struct hub *h, struct tourney_director *d);
 
-/* Arms d's tick, one second from now, unless it is armed. */
+/* Arms d's tick, one second from now (a test's tick: tourney_tick_ms),
+ * unless it is armed; and, apart with a test's tick in a cluster, its
+ * upkeep's, one second from now. */
 void tourney_arm(struct hub *h, struct tourney_director *d);
 
 struct tourney_event *tourney_find(const struct tourney_director *d,
@@ -192,6 +202,10 @@ bool tourney_may_create(struct session *s, const struct proto_msg *m);
 
 /* True when h is a node of a cluster. */
 bool tourney_clustered(const struct hub *h);
+/* The clock of the cluster's upkeep (leases, relays, takeovers, wants;
+ * ms): hub_now_ms without test time, since a lease in Redis runs on
+ * real time (a test's step of test_clock leaves it as it was). */
+int64_t tourney_clock_ms(struct hub *h);
 /* True when this node may act on e now: a node alone, e finished, or
  * e's lease surely lasts. */
 bool tourney_directs(const struct hub *h, const struct tourney_event *e);
@@ -261,6 +275,10 @@ void tourney_to_copy(struct tourney_director *d, struct tourney_event *e);
 /* True when player pid is connected (to any node of a cluster: the
  * answer of the tick before) and in no game of this node. */
 bool tourney_present(struct tourney_director *d, const char *pid);
+/* In a cluster: asks the cluster now whether player pid is connected
+ * (unless a question is on its way), whatever he plays: a takeover's,
+ * so that its first tick knows (tourney_present). */
+void tourney_presence_ask(struct tourney_director *d, const char *pid);
 void tourney_presence_free(struct tourney_director *d);
 
 /* ---- the caps on open events (tourney_count.c) ---- */

@@ -13,13 +13,19 @@
 #include "hub/reads.h"
 #include "lib/log.h"
 #include "strcopy.h"
+#include "sysclock.h"
 
 bool tourney_clustered(const struct hub *h)
 {
     return h->router.ops->event_lease != NULL;
 }
 
-/* A lease asked: of d's event id, at asked (hub_now_ms). */
+int64_t tourney_clock_ms(struct hub *h)
+{
+    return hub_now_ms(h) - sysclock_test_offset_ms();
+}
+
+/* A lease asked: of d's event id, at asked (tourney_clock_ms). */
 struct lease_ask {
     struct tourney_director *d;
     char id[PROTO_KEY_MAX + 1];
@@ -71,7 +77,7 @@ void tourney_release(struct tourney_director *d, struct tourney_event *e)
 bool tourney_leased(struct tourney_director *d, struct tourney_event *e)
 {
     struct hub *h = d->hub;
-    int64_t now = hub_now_ms(h);
+    int64_t now = tourney_clock_ms(h);
     struct lease_ask *a;
 
     if (!tourney_clustered(h))
@@ -118,7 +124,7 @@ void tourney_relay(struct tourney_director *d, struct tourney_event *e,
                    int64_t wall)
 {
     struct hub *h = d->hub;
-    int64_t now = hub_now_ms(h);
+    int64_t now = tourney_clock_ms(h);
     char *text;
 
     if (!tourney_clustered(h) || !h->router.ops->tell_all ||
@@ -277,7 +283,7 @@ static void push_page(struct tourney_director *d, struct tourney_event *e,
 static void wanted(struct tourney_director *d, struct tourney_event *e,
                    const char *words)
 {
-    int64_t until = hub_now_ms(d->hub) + TOURNEY_WANT_MS;
+    int64_t until = tourney_clock_ms(d->hub) + TOURNEY_WANT_MS;
     int p, k, n;
 
     if (strncmp(words, "want", 4) != 0)
@@ -315,7 +321,7 @@ static void far_heard(struct tourney_director *d, struct tourney_event *e,
         e->far[k].page = p;
         e->far[k].text = NULL;
     }
-    e->far[k].at = hub_now_ms(d->hub);
+    e->far[k].at = tourney_clock_ms(d->hub);
     if (e->far[k].text && !strcmp(e->far[k].text, text)) {
         free(text); /* (a heartbeat) */
         return;
@@ -363,7 +369,7 @@ void tourney_relayed(struct tourney_director *d, const char *payload,
     same = e->text && !strcmp(e->text, text); /* (a heartbeat) */
     free(e->text);
     e->text = text;
-    e->heard = hub_now_ms(d->hub);
+    e->heard = tourney_clock_ms(d->hub);
     e->finished = strstr(text, "\"status\":\"finished\"") != NULL;
     if (!e->finished) /* (its takeover, should its relay stop) */
         tourney_arm(d->hub, d);
@@ -405,7 +411,7 @@ static int far_watched(const struct tourney_director *d,
 void tourney_want_pages(struct tourney_director *d)
 {
     struct hub *h = d->hub;
-    int64_t now = hub_now_ms(h);
+    int64_t now = tourney_clock_ms(h);
     char payload[PROTO_KEY_MAX + 16 + TOURNEY_FAR_PAGES * 5];
 
     if (!tourney_clustered(h) || !h->router.ops->tell_all ||
@@ -433,7 +439,7 @@ void tourney_known(struct tourney_director *d, const char *id)
     if (tourney_find(d, id) || tourney_remote(d, id) ||
         !(e = remote_new(d, id)))
         return;
-    e->heard = hub_now_ms(d->hub) - TOURNEY_LEASE_MS - TOURNEY_RELAY_MS;
+    e->heard = tourney_clock_ms(d->hub) - TOURNEY_LEASE_MS - TOURNEY_RELAY_MS;
     tourney_arm(d->hub, d);
 }
 
@@ -443,7 +449,7 @@ void tourney_to_copy(struct tourney_director *d, struct tourney_event *e)
 
     if (!r && !(r = remote_new(d, e->id)))
         return;
-    r->heard = hub_now_ms(d->hub);
+    r->heard = tourney_clock_ms(d->hub);
     free(r->watchers);
     free(r->pages);
     r->watchers = e->watchers;
@@ -512,6 +518,32 @@ static void on_present(void *arg, long rc, const char *text, size_t len)
         p->nodes = (int)rc;
 }
 
+/* pid's record, its question asked unless one is on its way; NULL when
+ * out of memory. */
+static struct presence *presence_ask(struct tourney_director *d,
+                                     const char *pid)
+{
+    struct hub *h = d->hub;
+    struct presence *p;
+
+    if (!(p = table_get(&d->presence, pid))) {
+        if (!(p = calloc(1, sizeof *p)))
+            return NULL;
+        strcopy(p->pid, sizeof p->pid, pid);
+        p->d = d;
+        if (table_put(&d->presence, p->pid, p) < 0) {
+            free(p);
+            return NULL;
+        }
+    }
+    if (!p->asked &&
+        h->router.ops->present(h->router.ctx, pid, on_present, p) == 0) {
+        p->asked = true;
+        d->asks++;
+    }
+    return p;
+}
+
 bool tourney_present(struct tourney_director *d, const char *pid)
 {
     struct hub *h = d->hub;
@@ -523,23 +555,17 @@ bool tourney_present(struct tourney_director *d, const char *pid)
     if ((pl && pl->nconns > 0) || !tourney_clustered(h) ||
         !h->router.ops->present)
         return pl && hub_player_present(pl);
-    if (!(p = table_get(&d->presence, pid))) {
-        if (!(p = calloc(1, sizeof *p)))
-            return false;
-        strcopy(p->pid, sizeof p->pid, pid);
-        p->d = d;
-        if (table_put(&d->presence, p->pid, p) < 0) {
-            free(p);
-            return false;
-        }
-    }
     /* (the answer of the tick before: one question a tick at most) */
-    if (!p->asked &&
-        h->router.ops->present(h->router.ctx, pid, on_present, p) == 0) {
-        p->asked = true;
-        d->asks++;
-    }
-    return p->nodes > 0;
+    p = presence_ask(d, pid);
+    return p && p->nodes > 0;
+}
+
+void tourney_presence_ask(struct tourney_director *d, const char *pid)
+{
+    struct hub *h = d->hub;
+
+    if (tourney_clustered(h) && h->router.ops->present)
+        presence_ask(d, pid);
 }
 
 void tourney_presence_free(struct tourney_director *d)
@@ -555,7 +581,8 @@ void tourney_presence_free(struct tourney_director *d)
 bool tourney_directs(const struct hub *h, const struct tourney_event *e)
 {
     return !tourney_clustered(h) || e->finished ||
-           (e->lease_until > hub_now_ms((struct hub *)h) && !e->lease_lost);
+           (e->lease_until > tourney_clock_ms((struct hub *)h) &&
+            !e->lease_lost);
 }
 
 /* ---- takeover ----------------------------------------------------------- */
@@ -566,7 +593,7 @@ struct takeover {
     struct tourney_director *d;
     int (*load)(struct store *st, store_arena_fn fn, void *ctx);
     char id[PROTO_KEY_MAX + 1];
-    int64_t asked; /* the lease's take was asked then (hub_now_ms) */
+    int64_t asked; /* the lease's take was asked then (tourney_clock_ms) */
     char **lines;
     int64_t *seqs;
     size_t n, cap, scap;
@@ -669,7 +696,7 @@ static void on_take(void *arg, long rc, const char *text, size_t len)
     if (copy)
         copy->taking = false;
     if (copy && rc == 0) /* (another node has it: its relay comes) */
-        copy->heard = hub_now_ms(d->hub);
+        copy->heard = tourney_clock_ms(d->hub);
     if (copy && rc == 1 && (t = calloc(1, sizeof *t)) != NULL) {
         t->d = d;
         t->load = d->load;
@@ -686,7 +713,7 @@ static void on_take(void *arg, long rc, const char *text, size_t len)
 bool tourney_take_over(struct tourney_director *d)
 {
     struct hub *h = d->hub;
-    int64_t now = hub_now_ms(h);
+    int64_t now = tourney_clock_ms(h);
     bool open = false;
 
     if (!tourney_clustered(h))

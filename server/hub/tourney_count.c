@@ -62,7 +62,7 @@ void tourney_count_drop(struct tourney_director *d, const char *id,
 
 void tourney_count_renew(struct tourney_director *d, struct tourney_event *e)
 {
-    int64_t now = hub_now_ms(d->hub);
+    int64_t now = tourney_clock_ms(d->hub);
 
     if (!counted(d->hub) || now - e->counted_at < TOURNEY_COUNT_RENEW_MS)
         return;

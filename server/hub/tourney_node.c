@@ -97,7 +97,7 @@ void tourney_lease_new(struct tourney_director *d, struct tourney_event *e)
 {
     /* (a cluster: a new id is nobody else's; its lease is taken at its
      * creation, before this first one runs out) */
-    e->lease_until = hub_now_ms(d->hub) + TOURNEY_LEASE_MS * 2 / 3;
+    e->lease_until = tourney_clock_ms(d->hub) + TOURNEY_LEASE_MS * 2 / 3;
 }
 
 void tourney_created(struct tourney_director *d, struct tourney_event *e,

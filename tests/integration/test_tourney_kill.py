@@ -4,7 +4,10 @@ on fresh servers with the same seed, once straight and once with a
 kill -9 in the middle and a restart on the same database (the clients
 coming back with their tokens): every game's players and result (the
 journal, by join order), every Swiss round's pairings and the final
-standings are the same in both runs.
+standings are the same in both runs. On a cluster of three the same
+Swiss and the same arena run straight and with the directing node
+killed -9 in the middle (ClusterSwissKillTest, ClusterArenaKillTest):
+another node takes the event over from the journal, and the same holds.
 
 The state right after the restart equals the state at the kill, too.
 A broken replay fails it (a journal line kind dropped, or a winner
@@ -21,11 +24,12 @@ the test's test_clock steps (CHESS_TEST_TOURNEY_TICK_MS = the step, so
 real time never reaches a tick), each step taken once every game of the
 last one has ended, so every tick sees all 40 players waiting. A Swiss
 round is paired from the results alone."""
+import os
 import socket
 import time
 import unittest
 
-from harness import CLUSTER, WAIT, FreshServerTest, Server, \
+from harness import CLUSTER, WAIT, ClusterServer, FreshServerTest, Server, \
     not_in_cluster, pg_drop, write_json
 
 CLOCK = {"type": "fischer", "initial_s": 60, "increment_s": 0}
@@ -459,3 +463,189 @@ class ClusterSwissKillTest(FreshServerTest):
         self.assertEqual(killed[0], straight[0])  # pairings and results
         self.assertEqual(killed[1], straight[1])  # the standings
         self.assertGreater(len({r[3] for r in straight[1]}), 4)
+
+
+@unittest.skipUnless(CLUSTER, "a cluster's arena")
+class ClusterArenaKillTest(FreshServerTest):
+    """An arena of 40 over 11 minutes of test time (nine steps of 60 s,
+    then one of 120 s past the end) on a cluster of three nodes: the
+    organiser on node 0, which directs it, the players on nodes 1 and 2;
+    run straight, then with node 0 killed (kill -9) in
+    the middle of the fifth step: another node takes the event over from
+    the journal, the step's games left (hosted on node 0) are adopted by
+    nodes 1 and 2 and end there, and the new director reads their ends
+    from the store (or scores those it adopted). Every game's players
+    and result, the berserks and the standings equal the straight run's.
+
+    Determinism, as TourneyKillTest's: the event ticks only at the
+    test's steps (CHESS_TEST_TOURNEY_TICK_MS = the step), each node's
+    test clock stepped alike (the director's last), once every game of
+    the step before has ended and the director has scored it; the
+    cluster's upkeep (the lease, the relay, the takeover) ticks apart on
+    real time (docs/cluster.md, "Tournaments in a cluster"). A player's
+    presence is asked at his join and at the takeover, so the next tick
+    knows it; the balance is off (balance_games_per_s 0: a berserk goes
+    to the game's host, which must direct the event), and every berserk
+    of the step of the kill comes before it."""
+    journal = TourneyKillTest.journal
+    sync_adopted = ClusterSwissKillTest.sync_adopted
+
+    def serve(self, run):
+        folder = self.path(run)
+        os.makedirs(folder, exist_ok=True)
+        self.addCleanup(pg_drop, folder)
+        srv = ClusterServer(datadir=folder, nodes=3, env={
+            "CHESS_TEST_CLOCK_MS": "0", "CHESS_TEST_EVENT_SEED": SEED,
+            "CHESS_TEST_TOURNEY_TICK_MS": str(STEP_S * 1000)}, extra=[
+            "--config", write_json(self.path("arena.json"), dict(
+                OPEN, balance_games_per_s=0))])
+        self.servers.append(srv)
+        return srv
+
+    def standings(self, c, ev, pred, timeout=60):
+        """ev's standings as its director answers c's watch (sent on by
+        c's node), once pred holds (a watch answered busy while the
+        event changes director is asked again)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                st = c.request({"t": "arena_watch", "event": ev},
+                               "arena_standings")
+            except AssertionError:
+                st = None
+            if st is not None and pred(st):
+                return st
+            time.sleep(0.1)
+        self.fail("no standings as expected: %r" % (st,))
+
+    @staticmethod
+    def playing(st):
+        return {r["game"] for r in st["standings"] if r["game"]}
+
+    def play(self, ps, boards, berserk):
+        """Ends each board as outcome() says; berserk: the winner
+        berserks first where berserks() says (else done already)."""
+        for gid, wi, bi in boards:
+            lo = outcome(wi, bi)
+            if berserk and lo != "draw" and berserks(wi, bi):
+                win = ps[wi + bi - lo]
+                win.send({"t": "berserk", "game": gid})
+                win.expect("berserk", game=gid)
+        for gid, wi, bi in boards:
+            lo = outcome(wi, bi)
+            if lo == "draw":
+                ps[wi].send({"t": "draw_offer", "game": gid})
+            else:
+                ps[lo].send({"t": "resign", "game": gid})
+        for gid, wi, bi in boards:
+            if outcome(wi, bi) == "draw":
+                ps[bi].expect("draw_offered", game=gid)
+                ps[bi].send({"t": "draw_accept", "game": gid})
+        for gid, wi, bi in boards:
+            ps[wi].expect("game_end", game=gid)
+            ps[bi].expect("game_end", game=gid)
+
+    def arena_run(self, kill_step):
+        """The arena on a fresh cluster; kill_step: the step in whose
+        middle node 0 is killed (None: straight). Returns (the journal's
+        games, ends, berserks, the final standings by join number)."""
+        run = "carena%s" % kill_step
+        srv = self.serve(run)
+        clocks = []
+        for i in range(3):
+            srv.pin(i)
+            clocks.append(self.client(srv))
+        org = clocks[0]
+        ev = org.request({"t": "arena_create", "name": "Kill",
+                          "clock": CLOCK, "duration_s": 660,
+                          "start_in_s": 0}, "arena_created")["arena"]["event"]
+        ps = []
+        for i in range(40):
+            srv.pin(1 + i % 2)
+            ps.append(self.client(srv))
+            # (sent on to node 0: joined in this order)
+            ps[-1].request({"t": "arena_join", "event": ev}, "arena_joined")
+        index = {p.pid: i for i, p in enumerate(ps)}
+        srv.pin(1)
+        w = self.client(srv)
+        director, live = 0, [0, 1, 2]
+        for step in range(10):
+            # (the last step of 120 s, past the end: 60 s of real time
+            # may pass before the ninth step's pairings close, at 630 s)
+            for i in sorted(live, key=lambda i: i == director):
+                clocks[i].request({"t": "test_clock", "advance_s": STEP_S
+                                   if step < 9 else 2 * STEP_S}, "pong")
+            if step >= 9:
+                break
+            games = {}
+            for p in ps:
+                gid = p.expect("arena_game", event=ev)["game"]
+                games.setdefault(gid, []).append(p)
+            boards = []
+            for gid, two in games.items():
+                start = two[0].expect("game_start", game=gid)
+                two[1].expect("game_start", game=gid)
+                white = two[0] if start["white"]["id"] == two[0].pid \
+                    else two[1]
+                black = two[1] if white is two[0] else two[0]
+                boards.append((gid, index[white.pid], index[black.pid]))
+            self.assertEqual(len(boards), 20)
+            boards.sort()
+            if step != kill_step:
+                self.play(ps, boards, berserk=True)
+                continue
+            # every berserk first (a berserk goes to the game's host, and
+            # only the director takes it), then half the games
+            for gid, wi, bi in boards:
+                lo = outcome(wi, bi)
+                if lo != "draw" and berserks(wi, bi):
+                    win = ps[wi + bi - lo]
+                    win.send({"t": "berserk", "game": gid})
+                    win.expect("berserk", game=gid)
+            done, rest = boards[:10], boards[10:]
+            self.play(ps, done, berserk=False)
+            # (the director's answer: released once its calls are
+            # committed, the berserks and the ends)
+            left = {g for g, _, _ in rest}
+            self.standings(org, ev, lambda s: self.playing(s) == left)
+            srv.nodes[0].kill()
+            live, director = [1, 2], None
+            for gid, wi, bi in rest:
+                self.sync_adopted(ps[wi], gid)
+                self.sync_adopted(ps[bi], gid)
+            self.play(ps, rest, berserk=False)
+            # the new director scored them all (its own, or read)
+            self.standings(w, ev, lambda s: not self.playing(s))
+            for i in live:
+                if "event=tourney_taken_over event=" + ev in \
+                        srv.nodes[i].log_text():
+                    director = i
+            self.assertIsNotNone(director, "not taken over")
+        st = self.standings(w, ev, lambda s: s["status"] == "finished")
+        rows = arena_rows(st, index)
+        games, ends, berserked = [], set(), set()
+        for call in self.journal(srv, "arena_calls", ev):
+            f = call.split()
+            if f[0] == "start":  # start GID WHITE BLACK T
+                games.append((int(f[2]), int(f[3])))
+            elif f[0] == "end":  # end G RESULT PLIES NOSTART T
+                ends.add(tuple(int(x) for x in f[1:5]))
+            elif f[0] == "berserk":  # berserk G SIDE PLIES T
+                berserked.add(tuple(int(x) for x in f[1:4]))
+            else:
+                self.assertIn(f[0], ("new", "join"), call)
+        self.assertEqual(len(games), 9 * 20)
+        self.assertEqual(len(ends), len(games))
+        self.assertTrue(berserked)
+        return games, sorted(ends), sorted(berserked), rows
+
+    def test_arena_40_players_director_killed(self):
+        straight = self.arena_run(None)
+        killed = self.arena_run(4)
+        self.assertEqual(killed[0], straight[0])  # every game's players
+        self.assertEqual(killed[1], straight[1])  # and result
+        self.assertEqual(killed[2], straight[2])  # berserks
+        self.assertEqual(killed[3], straight[3])  # the standings
+        self.assertGreater(len({r[2] for r in straight[3]}), 5)
+        kinds = {x[0] for r in straight[3] for x in r[-1]}
+        self.assertEqual(kinds, {"win", "loss", "quick_draw"})
