@@ -503,6 +503,20 @@ static bool minutes_s(const char *v, long *s)
     return true;
 }
 
+/* Both creations' clock (base + inc seconds, Fischer) and name (f's). */
+static void clock_and_name(const struct api_form *f, long base, long inc,
+                           json_t *cmd)
+{
+    const char *name = api_form_get(f, "name");
+
+    json_object_set_new(cmd, "clock",
+                        json_pack("{s:s,s:I,s:I}", "type", "fischer",
+                                  "initial_s", (json_int_t)base,
+                                  "increment_s", (json_int_t)inc));
+    if (name)
+        json_object_set_new(cmd, "name", json_string(name));
+}
+
 /* POST /api/tournament's form as an arena_create: NULL, or why not. */
 static const char *arena_create(const struct api_form *f, int64_t wall,
                                 json_t *cmd, char *why, size_t len)
@@ -542,12 +556,7 @@ static const char *arena_create(const struct api_form *f, int64_t wall,
     json_object_set_new(cmd, "berserk",
                         json_boolean(!v || !strcmp(v, "true")));
     json_object_set_new(cmd, "duration_s", json_integer(minutes * 60));
-    json_object_set_new(cmd, "clock",
-                        json_pack("{s:s,s:I,s:I}", "type", "fischer",
-                                  "initial_s", (json_int_t)base,
-                                  "increment_s", (json_int_t)inc));
-    if ((v = api_form_get(f, "name")))
-        json_object_set_new(cmd, "name", json_string(v));
+    clock_and_name(f, base, inc, cmd);
     return NULL;
 }
 
@@ -583,12 +592,7 @@ static const char *swiss_create(const struct api_form *f, int64_t wall,
     json_object_set_new(cmd, "start_in_s", json_integer((at - wall) / 1000));
     json_object_set_new(cmd, "rounds", json_integer(rounds));
     json_object_set_new(cmd, "interval_s", json_integer(interval));
-    json_object_set_new(cmd, "clock",
-                        json_pack("{s:s,s:I,s:I}", "type", "fischer",
-                                  "initial_s", (json_int_t)base,
-                                  "increment_s", (json_int_t)inc));
-    if ((v = api_form_get(f, "name")))
-        json_object_set_new(cmd, "name", json_string(v));
+    clock_and_name(f, base, inc, cmd);
     return NULL;
 }
 

@@ -13,9 +13,9 @@ import unittest
 
 from harness import CLUSTER, FreshServerTest, wait_until
 from test_botapi import Stream
+import test_lichessapi
 from test_lichessapi import call, exchange, raw
 
-PASSWORD = "correct horse battery"
 WRITE = "tournament:write"
 ARENA = {"name": "Bots", "clockTime": "1", "clockIncrement": "0",
          "minutes": "5", "waitMinutes": "0"}
@@ -37,12 +37,9 @@ class TourneyApiTest(FreshServerTest):
                                           "1000"], **kw)
 
     def account(self, srv, username, scopes=(WRITE,)):
-        c = self.client(srv, name=username)
-        c.request({"t": "register", "username": username,
-                   "password": PASSWORD}, "registered")
-        c.api = c.request({"t": "token_create", "scopes": list(scopes)},
-                          "token_created")["token"]
-        return c
+        """A registered page of username's and a token of its (c.api)."""
+        return test_lichessapi.LichessApiTest.account(self, srv, username,
+                                                      scopes)
 
     def bot(self, srv, username):
         c = self.account(srv, username, ("bot:play", WRITE))
