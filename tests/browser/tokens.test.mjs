@@ -34,12 +34,14 @@ test('tokens: made with scopes, shown once, listed, used, revoked',
     await p.fill('#token-desc', 'my engine');
     await p.check('#token-scope-bot-play');
     await p.check('#token-scope-challenge-read');
+    await p.check('#token-scope-tournament-write');
     await p.click('#token-create');
     await waitText(p, '#token-text', /^lip_[A-Za-z0-9_-]{20}$/);
     const token = (await p.textContent('#token-text')).trim();
     assert.equal(await p.evaluate(() => document.activeElement.id),
                  'token-copy', 'focus on the copy button');
-    await waitText(p, '#token-list', /my engine \(bot:play, challenge:read/);
+    await waitText(p, '#token-list',
+                   /my engine \(bot:play, challenge:read, tournament:write/);
     assert.ok(!(await p.textContent('#token-list')).includes(token),
               'the list never shows a token');
     assert.equal(await p.isVisible('#token-none'), false);
