@@ -184,6 +184,14 @@ class TourneyApiTest(FreshServerTest):
         status, listed = call(srv, "GET", "/api/tournament")
         self.assertEqual(listed, {"created": [], "started": [],
                                   "finished": []})
+        # the WebSocket commands the results come from
+        for kind in ("arena", "swiss"):
+            err = org.request({"t": kind + "_results"}, "error")
+            self.assertEqual((err["code"], err["msg"]),
+                             ("bad_field", "event: missing"))
+            err = org.request({"t": kind + "_results", "event": "nosuch"},
+                              "error")
+            self.assertEqual(err["code"], "no_such_event")
         status, err = call(srv, "GET", "/api/tournament/nosuchevent")
         self.assertEqual((status, err["code"]), (404, "no_such_event"))
         status, err = call(srv, "POST", "/api/tournament/nosuchevent/join",
