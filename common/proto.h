@@ -380,6 +380,7 @@ struct proto_msg {
     int page;                      /* arena_watch, swiss_watch: 1 up
                                       (0 absent) */
     bool no_berserk;               /* arena_create: "berserk":false */
+    bool no_streaks;               /* arena_create: "streaks":false */
     struct proto_entry entry;      /* arena_, swiss_create: "conditions" */
     enum proto_room room;          /* chat */
     int action;    /* mod_action: enum proto_mod_action; its reason (close:

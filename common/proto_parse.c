@@ -58,6 +58,7 @@ typedef uint64_t field_set;
 #define F_CONDITIONS ((field_set)1 << 35)
 #define F_PAIRS ((field_set)1 << 38)
 #define F_PAGE ((field_set)1 << 44)
+#define F_STREAKS ((field_set)1 << 45)
 
 static const struct {
     const char *name;
@@ -120,7 +121,7 @@ static const struct {
     [PROTO_T_TEST_CLOCK] = {"test_clock", F_ADVANCE, F_ADVANCE},
     [PROTO_T_ARENA_CREATE] = {"arena_create",
                               F_NAME | F_CLOCK | F_DURATION | F_START_IN |
-                                  F_BERSERK | F_CONDITIONS,
+                                  F_BERSERK | F_STREAKS | F_CONDITIONS,
                               F_NAME | F_CLOCK | F_DURATION},
     [PROTO_T_ARENA_JOIN] = {"arena_join", F_EVENT | F_PASSWORD, F_EVENT},
     [PROTO_T_ARENA_WITHDRAW] = {"arena_withdraw", F_EVENT, F_EVENT},
@@ -211,6 +212,7 @@ static const struct {
     {"at", F_AT},
     {"result", F_RESULT},
     {"berserk", F_BERSERK},
+    {"streaks", F_STREAKS},
     {"conditions", F_CONDITIONS},
     {"pairs", F_PAIRS},
     {"page", F_PAGE},
@@ -816,6 +818,12 @@ static int parse_entry_fields(json_t *root, struct proto_msg *m,
         if (!json_is_boolean(v))
             return fail(e, PROTO_BAD_FIELD, "%s", "berserk: true or false");
         m->no_berserk = json_is_false(v);
+    }
+    if (present & F_STREAKS) {
+        v = json_object_get(root, "streaks");
+        if (!json_is_boolean(v))
+            return fail(e, PROTO_BAD_FIELD, "%s", "streaks: true or false");
+        m->no_streaks = json_is_false(v);
     }
     if (!(present & F_CONDITIONS))
         return 0;

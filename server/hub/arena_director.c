@@ -205,10 +205,13 @@ static int parse_options(struct event *e, struct arena_config *cfg,
     int n;
 
     cfg->berserk = true;
+    cfg->streaks = true;
     while (sscanf(text, " %63s%n", tok, &n) == 1) {
         text += n;
         if (!strcmp(tok, "berserk=0"))
             cfg->berserk = false;
+        else if (!strcmp(tok, "streaks=0"))
+            cfg->streaks = false;
         else if (tourney_entry_parse(&e->entry, tok) != 1)
             return -1;
     }
@@ -236,7 +239,6 @@ static struct event *event_new(const char *id, const char *line)
     }
     cfg.base_s = base;
     cfg.inc_s = inc;
-    cfg.streaks = true;
     if (!(e->a = arena_new(&cfg))) {
         free(e);
         return NULL;
@@ -260,12 +262,12 @@ static json_t *event_summary(const struct event *e, int64_t wall)
         listed += st.rank > 0;
     }
     return json_pack(
-        "{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i,s:b,s:o*}", "event",
+        "{s:s,s:s,s:s,s:I,s:I,s:{s:s,s:i,s:i},s:i,s:b,s:b,s:o*}", "event",
         e->head.id, "name", e->head.name, "status", event_status(e, wall),
         "start_ms", (json_int_t)c->start_ms, "end_ms", (json_int_t)c->end_ms,
         "clock", "type", "fischer", "initial_s", c->base_s, "increment_s",
         c->inc_s, "players", (int)listed, "berserk", arena_berserk_allowed(c),
-        "conditions", tourney_entry_json(&e->entry));
+        "streaks", c->streaks, "conditions", tourney_entry_json(&e->entry));
 }
 
 static const char *kind_name(int k)
@@ -489,6 +491,8 @@ static void create(struct session *s, const struct proto_msg *m,
     tourney_entry_format(&m->entry, options, TOURNEY_ENTRY_TEXT_MAX);
     if (m->no_berserk)
         strcat(options, " berserk=0");
+    if (m->no_streaks)
+        strcat(options, " streaks=0");
     snprintf(line, sizeof line,
              "new %d %d %" PRId64 " %" PRId64 " %" PRIu64 " %s %s%s",
              m->clock.initial_s, m->clock.increment_s, start,

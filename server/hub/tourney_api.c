@@ -548,8 +548,11 @@ static const char *arena_create(const struct api_form *f, int64_t wall,
     } else {
         json_object_set_new(cmd, "start_in_s", json_integer(wait * 60));
     }
-    if ((v = api_form_get(f, "streakable")) && strcmp(v, "true"))
-        return "streakable: this server's arenas always keep streaks";
+    if ((v = api_form_get(f, "streakable")) && strcmp(v, "true") &&
+        strcmp(v, "false"))
+        return "streakable: true or false";
+    json_object_set_new(cmd, "streaks",
+                        json_boolean(!v || !strcmp(v, "true")));
     if ((v = api_form_get(f, "berserkable")) && strcmp(v, "true") &&
         strcmp(v, "false"))
         return "berserkable: true or false";

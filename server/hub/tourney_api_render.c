@@ -87,7 +87,7 @@ static json_t *arena_json(json_t *e)
         return NULL;
     return json_pack(
         "{s:O,s:O,s:s,s:s,s:{s:I,s:I},s:I,s:o,s:o,s:O,s:O,s:O,s:b,s:b,s:O,"
-        "s:b,s:O}",
+        "s:b,s:O,s:O*}",
         "id", GET(e, "event"), "fullName", GET(e, "name"), "system", "arena",
         "variant", "standard", "clock", "limit",
         (json_int_t)INT(clock, "initial_s"), "increment",
@@ -98,7 +98,7 @@ static json_t *arena_json(json_t *e)
         GET(e, "end_ms"), "nbPlayers", GET(e, "players"), "isStarted",
         strcmp(status, "open") != 0, "isFinished",
         !strcmp(status, "finished"), "status", GET(e, "status"), "rated", 0,
-        "berserkable", GET(e, "berserk"));
+        "berserkable", GET(e, "berserk"), "streakable", GET(e, "streaks"));
 }
 
 /* A Swiss event (its EVENT or standings object) as lichess's. */

@@ -157,6 +157,39 @@ class ArenaTest(FreshServerTest):
         self.assertEqual(standing(st, a.pid)["score"], 10)
         self.assertEqual(standing(st, b.pid)["score"], 1)
 
+    def test_streaks_switched_off(self):
+        """"streaks": false (an organiser's choice): three wins score 2
+        each, nobody is on fire; kept in the journal across a restart."""
+        srv = self.server(OPEN)
+        org = self.client(srv)
+        ev = org.request({"t": "arena_create", "name": "Calm",
+                          "clock": CLOCK, "duration_s": 60,
+                          "streaks": False}, "arena_created")["arena"]
+        self.assertIs(ev["streaks"], False)
+        ev = ev["event"]
+        a, b = self.players(srv, 2, ev)
+        w = self.client(srv)
+        w.request({"t": "arena_watch", "event": ev}, "arena_standings")
+        for _ in range(3):
+            white, black, gid = self.paired(a, b, ev)
+            self.lose(b, gid)
+        st = self.watch_until(w, ev, lambda s: len(standing(
+            s, a.pid)["sheet"]) == 3)
+        ra = standing(st, a.pid)
+        self.assertEqual((ra["score"], ra["fire"]), (6, False))
+        self.assertEqual([x["points"] for x in ra["sheet"]], [2, 2, 2])
+        srv.kill()
+        srv2 = self.server(OPEN)
+        listed = self.client(srv2).request({"t": "arena_list"},
+                                           "arena_list")["events"]
+        self.assertEqual([(e["event"], e["streaks"]) for e in listed],
+                         [(ev, False)])
+        err = self.client(srv2).request(
+            {"t": "arena_create", "name": "Bad", "clock": CLOCK,
+             "duration_s": 60, "streaks": "no"}, "error")
+        self.assertEqual((err["code"], err["msg"]),
+                         ("bad_field", "streaks: true or false"))
+
     def test_a_games_state_names_its_event(self):
         """Every state of a live arena game carries its event (PROTOCOL.md
         section 7, "event"): the players' first, a reconnected player's

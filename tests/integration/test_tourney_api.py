@@ -59,9 +59,10 @@ class TourneyApiTest(FreshServerTest):
         ev = self.arena(srv, org, **{"conditions.bots": "true"})
         self.assertEqual((ev["system"], ev["fullName"], ev["clock"],
                           ev["minutes"], ev["nbPlayers"], ev["isStarted"],
-                          ev["isFinished"], ev["berserkable"], ev["rated"]),
+                          ev["isFinished"], ev["berserkable"], ev["rated"],
+                          ev["streakable"]),
                          ("arena", "Bots", {"limit": 60, "increment": 0}, 5,
-                          0, True, False, True, False))
+                          0, True, False, True, False, True))
         self.assertTrue(ev["startsAt"].endswith("Z"))
         eid = ev["id"]
         a, b = self.bot(srv, "robo_a"), self.bot(srv, "robo_b")
@@ -126,6 +127,8 @@ class TourneyApiTest(FreshServerTest):
         org = self.account(srv, "organiser")
         eid = self.arena(srv, org)["id"]
         robo, human = self.bot(srv, "robo_c"), self.account(srv, "human")
+        calm = self.arena(srv, org, name="Calm", streakable="false")
+        self.assertIs(calm["streakable"], False)
         status, err = call(srv, "POST", "/api/tournament/%s/join" % eid,
                            robo.api)
         self.assertEqual((status, err["code"], err["error"]),
@@ -167,8 +170,8 @@ class TourneyApiTest(FreshServerTest):
              "rated: this server's tournament games are casual (false)"),
             (dict(ARENA, clockTime="0.33"), 400,
              "clockTime: minutes, 0 to 180 in whole seconds"),
-            (dict(ARENA, streakable="false"), 400,
-             "streakable: this server's arenas always keep streaks"),
+            (dict(ARENA, streakable="no"), 400,
+             "streakable: true or false"),
             (dict(ARENA, name="no spaces here"), 400, None),
         ]
         for form, want, words in cases:
