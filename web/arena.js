@@ -179,6 +179,8 @@ export function conditionsText(msg) {
     let text = parts.length ? `To join: ${parts.join(', ')}.` : '';
     if (c.bots)
         text = `${text} Bot accounts may play.`.trim();
+    if (msg.streaks === false)
+        text = `${text} No streaks.`.trim();
     return msg.berserk === false ? `${text} No berserk.`.trim() : text;
 }
 
@@ -281,6 +283,8 @@ export class ArenaView {
                        { type: 'number', min: 0, max: 10080, value: 5 }),
                  field('arena-berserk', 'Berserk allowed',
                        { type: 'checkbox', checked: true }),
+                 field('arena-streaks', 'Streaks (on fire after two wins)',
+                       { type: 'checkbox', checked: true }),
                  conditionsFields('arena'),
                  go);
         f.addEventListener('submit', (e) => {
@@ -296,6 +300,8 @@ export class ArenaView {
             };
             if (!$('arena-berserk').checked)
                 msg.berserk = false;
+            if (!$('arena-streaks').checked)
+                msg.streaks = false;
             const cond = entryConditions('arena');
             if (Object.keys(cond).length)
                 msg.conditions = cond;

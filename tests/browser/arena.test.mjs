@@ -37,13 +37,14 @@ test('create, join, play and see the standings move', { timeout: 120000 },
     await a.page.fill('#arena-start', '0');
     await a.page.fill('#arena-pw', 'club-7');
     await a.page.check('#arena-bots');
+    await a.page.uncheck('#arena-streaks');
     await a.page.click('#arena-create-btn');
     await a.page.waitForURL(/\/t\/[A-Za-z0-9_-]+$/);
     const url = a.page.url();
     await waitText(a.page, '#arena-name-shown', /Club_arena/);
     await waitText(a.page, '#arena-event', /Nobody has joined yet/);
     await waitText(a.page, '#arena-conditions',
-                   /To join: a password\. Bot accounts may play\./);
+                   /To join: a password\. Bot accounts may play\. No streaks\./);
 
     // C watches from the list; B opens the event's page, both join
     const c = await openPlayer(browser, `${server.base}/tournaments`);
